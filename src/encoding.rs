@@ -1,0 +1,209 @@
+//! Text and cell encodings shared by global and local ids, on their value
+//! as an unsigned integer of `bits` bits (96 or 64).
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// Length of the sortable string, for global and local ids alike.
+pub(crate) const STRING_LEN: usize = 16;
+
+/// The sortable alphabet: ASCII order equals value order.
+const SORTABLE: &[u8; 64] = b".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+
+/// The base62 alphabet.
+const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// Byte → digit for an alphabet, `INVALID` for bytes outside it.
+const INVALID: u8 = 0xff;
+
+const fn table(alphabet: &[u8]) -> [u8; 256] {
+    let mut t = [INVALID; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        t[alphabet[i] as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+static SORTABLE_DIGITS: [u8; 256] = table(SORTABLE);
+static BASE62_DIGITS: [u8; 256] = table(BASE62);
+
+/// Writes the sortable string of a `bits`-wide value: sixteen groups of
+/// `bits / 16` bits from the top.
+#[inline]
+pub(crate) fn encode_sortable(v: u128, bits: u32, buf: &mut [u8; STRING_LEN]) -> &str {
+    let width = bits / 16;
+    let mask = (1u128 << width) - 1;
+    for (i, b) in buf.iter_mut().enumerate() {
+        let shift = bits - width * (i as u32 + 1);
+        *b = SORTABLE[((v >> shift) & mask) as usize];
+    }
+    as_str(buf)
+}
+
+/// Reads a sortable string of a `bits`-wide value.
+#[inline]
+pub(crate) fn decode_sortable(s: &[u8], bits: u32) -> Result<u128> {
+    let s: &[u8; STRING_LEN] = s.try_into().map_err(|_| length(STRING_LEN, s.len()))?;
+    let width = bits / 16;
+    let mut v = 0u128;
+    let mut seen = 0u8;
+    for &c in s {
+        let d = SORTABLE_DIGITS[c as usize];
+        seen |= d;
+        v = v << width | d as u128;
+    }
+    // One branch for the whole string: an invalid byte (0xff) or, for 4-bit
+    // cells, a digit past the 16 symbols sets bits above the cell width.
+    if seen >> width != 0 {
+        let index = s
+            .iter()
+            .position(|&c| SORTABLE_DIGITS[c as usize] >> width != 0)
+            .unwrap_or(0);
+        return Err(Error(ErrorKind::Char {
+            byte: s[index],
+            index,
+        }));
+    }
+    Ok(v)
+}
+
+/// The longest base62 string of a 96-bit value.
+pub(crate) const BASE62_LEN: usize = 17;
+
+/// 62^5, the largest power of 62 below 2^30, so that a remainder shifted
+/// left by 32 bits still fits a u64 during long division.
+const B5: u64 = 916_132_832;
+
+/// Writes `v` in base62 at the end of `buf`, leading zeros dropped (Go's
+/// output; zero is empty). `buf` must hold every digit of `v`.
+#[inline]
+pub(crate) fn encode_base62<const N: usize>(v: u128, buf: &mut [u8; N]) -> &str {
+    // Long division of the 96-bit value in 32-bit limbs by 62^5 gives five
+    // digits per round with only u64 divisions by a constant (multiplies).
+    let mut limbs = [(v >> 64) as u32, (v >> 32) as u32, v as u32];
+    let mut pos = N;
+    while limbs != [0; 3] {
+        let mut rem = 0u64;
+        for limb in &mut limbs {
+            let cur = rem << 32 | *limb as u64;
+            *limb = (cur / B5) as u32;
+            rem = cur % B5;
+        }
+        let mut chunk = rem as u32;
+        let last = limbs == [0; 3];
+        for _ in 0..5 {
+            if last && chunk == 0 {
+                break;
+            }
+            pos -= 1;
+            buf[pos] = BASE62[(chunk % 62) as usize];
+            chunk /= 62;
+        }
+    }
+    as_str(&buf[pos..])
+}
+
+/// Reads a canonical base62 value of at most `bits` bits: no leading zero,
+/// at most `max_len` digits.
+#[inline]
+pub(crate) fn decode_base62(s: &[u8], bits: u32, max_len: usize) -> Result<u128> {
+    if s.is_empty() || s.len() > max_len {
+        return Err(length(max_len, s.len()));
+    }
+    if s[0] == b'0' {
+        return Err(Error(ErrorKind::LeadingZero));
+    }
+    let mut v = 0u128;
+    for (index, &c) in s.iter().enumerate() {
+        let d = BASE62_DIGITS[c as usize];
+        if d == INVALID {
+            return Err(Error(ErrorKind::Char { byte: c, index }));
+        }
+        // At most 17 digits: 62^17 < 2^128, so this cannot overflow.
+        v = v * 62 + d as u128;
+    }
+    if v >> bits != 0 {
+        return Err(Error(ErrorKind::Overflow { bits }));
+    }
+    Ok(v)
+}
+
+/// Cuts a `bits`-wide value into `n`-bit cells from the top (Go's `Split`);
+/// leftover low bits are dropped.
+pub(crate) fn split(v: u128, bits: u32, n: u32) -> Result<Vec<u8>> {
+    check_cell_width(n)?;
+    let mask = (1u128 << n) - 1;
+    Ok((1..=bits / n)
+        .map(|i| ((v >> (bits - n * i)) & mask) as u8)
+        .collect())
+}
+
+/// Puts `n`-bit cells back together (Go's `Fold`): exactly `bits / n` cells,
+/// each below 2^n; the dropped low bits are zero.
+pub(crate) fn fold(cells: &[u8], bits: u32, n: u32) -> Result<u128> {
+    check_cell_width(n)?;
+    let count = (bits / n) as usize;
+    if cells.len() != count {
+        return Err(length(count, cells.len()));
+    }
+    let mut v = 0u128;
+    for (index, &value) in cells.iter().enumerate() {
+        if u32::from(value) >> n != 0 {
+            return Err(Error(ErrorKind::Cell { value, index }));
+        }
+        v = v << n | value as u128;
+    }
+    Ok(v << (bits % n))
+}
+
+fn check_cell_width(n: u32) -> Result<()> {
+    if (1..=8).contains(&n) {
+        Ok(())
+    } else {
+        Err(Error(ErrorKind::CellWidth(n)))
+    }
+}
+
+pub(crate) fn length(expected: usize, found: usize) -> Error {
+    Error(ErrorKind::Length { expected, found })
+}
+
+/// The encoders above write only alphabet bytes (ASCII).
+#[inline]
+fn as_str(buf: &[u8]) -> &str {
+    // SAFETY: every byte written comes from SORTABLE or BASE62, both ASCII.
+    unsafe { core::str::from_utf8_unchecked(buf) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base62_matches_go_edges() {
+        let mut buf = [0; BASE62_LEN];
+        let cases: [(u128, &str); 7] = [
+            (0, ""),
+            (1, "1"),
+            (0x3d, "z"),
+            (0x3e, "10"),
+            (u64::MAX as u128, "LygHa16AHYF"),
+            (1 << 64, "LygHa16AHYG"),
+            ((1 << 96) - 1, "1f2SI9UJPXvb7vdJ1"),
+        ];
+        for (v, s) in cases {
+            assert_eq!(encode_base62(v, &mut buf), s);
+            if v != 0 {
+                assert_eq!(decode_base62(s.as_bytes(), 96, 17), Ok(v));
+            }
+        }
+    }
+
+    #[test]
+    fn sortable_rejects_digits_past_the_local_alphabet() {
+        let err = decode_sortable(b"52.F81E986821B4E", 64).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Char { byte: b'F', index: 3 });
+        assert!(decode_sortable(b"52.E81E986821B4E", 64).is_ok());
+    }
+}

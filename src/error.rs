@@ -1,0 +1,125 @@
+//! The one error type of the crate.
+
+use core::fmt;
+
+/// Why an id, a drift or a part of an id was rejected.
+///
+/// Every decoder and constructor of this crate returns this type instead of
+/// panicking or guessing: malformed input is always an `Err`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Error(pub(crate) ErrorKind);
+
+/// What exactly was wrong, for callers that want to match on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input has the wrong length (bytes or characters).
+    Length {
+        /// The length the encoding needs (the longest allowed, when it varies).
+        expected: usize,
+        /// The length that was given.
+        found: usize,
+    },
+    /// A byte at `index` is outside the encoding's alphabet.
+    Char {
+        /// The offending byte (not always a whole UTF-8 character).
+        byte: u8,
+        /// Its position in the input, counted in bytes.
+        index: usize,
+    },
+    /// A base62 value has a leading zero digit, so it is not the canonical form.
+    LeadingZero,
+    /// A base62 value does not fit the id's width.
+    Overflow {
+        /// The width of the id in bits (96 or 64).
+        bits: u32,
+    },
+    /// The 3-bit drift code is 0, which no clock produces: the input is not an id.
+    Drift,
+    /// A part of an id (sequence, node, time…) is larger than its field.
+    Part {
+        /// Which part.
+        name: &'static str,
+        /// The value given.
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+    /// A cell width for `split`/`fold` outside 1..=8.
+    CellWidth(u32),
+    /// A cell in `fold` wider than the cell width.
+    Cell {
+        /// The offending cell value.
+        value: u8,
+        /// Its position.
+        index: usize,
+    },
+    /// A JSON value of a local id lacks the leading `*`, or a global id has one.
+    Marker {
+        /// Whether the input was expected to be a local (`*`-prefixed) id.
+        local: bool,
+    },
+    /// A flake layout whose bit widths do not add up to 63 or leave a part empty.
+    Layout {
+        /// Bits of time.
+        time: u32,
+        /// Bits of node.
+        node: u32,
+        /// Bits of sequence.
+        seq: u32,
+    },
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.0
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error(kind)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ErrorKind::Length { expected, found } => {
+                write!(f, "invalid length: expected {expected}, found {found}")
+            }
+            ErrorKind::Char { byte, index } if byte.is_ascii_graphic() => write!(
+                f,
+                "invalid character {:?} at index {index}",
+                char::from(byte)
+            ),
+            ErrorKind::Char { byte, index } => {
+                write!(f, "invalid byte 0x{byte:02x} at index {index}")
+            }
+            ErrorKind::LeadingZero => f.write_str("base62 value has a leading zero digit"),
+            ErrorKind::Overflow { bits } => write!(f, "value does not fit {bits} bits"),
+            ErrorKind::Drift => f.write_str("drift code 0: not an id"),
+            ErrorKind::Part { name, value, max } => {
+                write!(f, "{name} {value} is out of range 0..={max}")
+            }
+            ErrorKind::CellWidth(n) => write!(f, "cell width {n} is outside 1..=8"),
+            ErrorKind::Cell { value, index } => {
+                write!(f, "cell {index} value {value} is wider than the cell width")
+            }
+            ErrorKind::Marker { local: true } => f.write_str("local id must start with '*'"),
+            ErrorKind::Marker { local: false } => {
+                f.write_str("global id must not start with '*' (that is a local id)")
+            }
+            ErrorKind::Layout { time, node, seq } => write!(
+                f,
+                "invalid layout {time}/{node}/{seq}: needs time + node + seq = 63 bits, each at least 1"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for results of this crate.
+pub type Result<T> = core::result::Result<T, Error>;

@@ -1,0 +1,107 @@
+//! serde: the sortable string in human-readable formats (the Go library's
+//! JSON), the big-endian bytes in compact ones; either form is accepted.
+
+use core::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+use crate::encoding::STRING_LEN;
+use crate::{Guid, Luid};
+
+/// The marker that starts the JSON string of a local id.
+const LOCAL: u8 = b'*';
+
+impl Serialize for Guid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.serialize_str(self.encode(&mut [0; STRING_LEN]))
+        } else {
+            s.serialize_bytes(self.as_bytes())
+        }
+    }
+}
+
+impl Serialize for Luid {
+    /// `"*"` and the string of the id promoted to a global id with node 0:
+    /// the Go library's form, made deterministic.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.collect_str(&format_args!("{}{}", LOCAL as char, self.to_g(0)))
+        } else {
+            s.serialize_bytes(&self.to_bytes())
+        }
+    }
+}
+
+struct IdVisitor<T>(core::marker::PhantomData<T>);
+
+/// How each id type reads its two forms.
+trait Forms: Sized {
+    const EXPECTING: &'static str;
+    fn from_text(s: &[u8]) -> crate::Result<Self>;
+    fn from_raw(b: &[u8]) -> crate::Result<Self>;
+}
+
+impl Forms for Guid {
+    const EXPECTING: &'static str = "a 16-character global id string or 12 bytes";
+    fn from_text(s: &[u8]) -> crate::Result<Guid> {
+        if s.first() == Some(&LOCAL) {
+            return Err(crate::Error(crate::ErrorKind::Marker { local: false }));
+        }
+        Guid::parse_bytes(s)
+    }
+    fn from_raw(b: &[u8]) -> crate::Result<Guid> {
+        Guid::from_slice(b)
+    }
+}
+
+impl Forms for Luid {
+    const EXPECTING: &'static str = "a '*'-prefixed local id string or 8 bytes";
+    fn from_text(s: &[u8]) -> crate::Result<Luid> {
+        match s.split_first() {
+            Some((&LOCAL, rest)) => Ok(Guid::parse_bytes(rest)?.to_l64()),
+            _ => Err(crate::Error(crate::ErrorKind::Marker { local: true })),
+        }
+    }
+    fn from_raw(b: &[u8]) -> crate::Result<Luid> {
+        Luid::from_slice(b)
+    }
+}
+
+impl<T: Forms> Visitor<'_> for IdVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(T::EXPECTING)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+        T::from_text(s.as_bytes()).map_err(E::custom)
+    }
+
+    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<T, E> {
+        T::from_raw(b).map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Guid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Guid, D::Error> {
+        deserialize(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for Luid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Luid, D::Error> {
+        deserialize(d)
+    }
+}
+
+fn deserialize<'de, T: Forms, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    let visitor = IdVisitor(core::marker::PhantomData);
+    if d.is_human_readable() {
+        d.deserialize_str(visitor)
+    } else {
+        d.deserialize_bytes(visitor)
+    }
+}

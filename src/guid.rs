@@ -1,0 +1,277 @@
+//! The 96-bit global id.
+
+use std::time::SystemTime;
+
+use crate::drift::Drift;
+use crate::encoding::{self, BASE62_LEN, STRING_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::layout::{self, SEQ_MAX};
+use crate::local::Luid;
+
+/// A 96-bit global id: drift, time, node and sequence, unique across nodes.
+///
+/// Stored as its 12 big-endian bytes, so the derived `Ord` is the k-order
+/// and `Option<Guid>` is 13 bytes. Every `Guid` has a drift code in 1..=7;
+/// decoders reject anything else.
+///
+/// ```
+/// let id = guid::g(&guid::CLOCK);
+/// let text = id.to_string();
+/// assert_eq!(text.len(), 16);
+/// assert_eq!(text.parse::<guid::Guid>(), Ok(id));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Guid([u8; 12]);
+
+const _: () = assert!(size_of::<Guid>() == 12);
+const _: () = assert!(size_of::<Option<Guid>>() <= 13);
+
+impl Guid {
+    /// Length of [`Guid::to_bytes`].
+    pub const BYTES: usize = 12;
+    /// Length of the sortable string.
+    pub const STRING_LEN: usize = STRING_LEN;
+    /// The longest base62 string.
+    pub const BASE62_LEN: usize = BASE62_LEN;
+
+    #[inline]
+    pub(crate) const fn from_hi_lo((hi, lo): (u32, u64)) -> Guid {
+        let h = hi.to_be_bytes();
+        let l = lo.to_be_bytes();
+        Guid([
+            h[0], h[1], h[2], h[3], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7],
+        ])
+    }
+
+    #[inline]
+    pub(crate) const fn hi(&self) -> u32 {
+        let b = &self.0;
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    #[inline]
+    pub(crate) const fn lo(&self) -> u64 {
+        let b = &self.0;
+        u64::from_be_bytes([b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11]])
+    }
+
+    /// Packs a clock state `tick << 14 | seq` (a carry past 14 bits is the
+    /// tick's, so it never reaches the node).
+    #[inline]
+    pub(crate) const fn from_state(drift: Drift, node: u32, state: u64) -> Guid {
+        Guid::from_hi_lo(layout::pack_g(
+            drift.code(),
+            state >> layout::SEQ_BITS,
+            node,
+            state & SEQ_MAX,
+        ))
+    }
+
+    /// The id made of these parts: node, time in Unix nanoseconds (kept to
+    /// the tick of 2^17 ns), sequence (0..=16383) and drift. It is what a
+    /// clock with this node and drift would give at this time and sequence.
+    ///
+    /// ```
+    /// use guid::{Drift, Guid};
+    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq()), (0x53051caf, 7));
+    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub const fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
+        match check_seq(seq) {
+            Ok(seq) => Ok(Guid::from_hi_lo(layout::pack_g(
+                drift.code(),
+                layout::tick(time_ns),
+                node,
+                seq,
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The zero id of a drift: node, time and sequence all 0 (Go's `Z`).
+    pub const fn zero(drift: Drift) -> Guid {
+        Guid::from_hi_lo(layout::pack_g(drift.code(), 0, 0, 0))
+    }
+
+    /// The drift.
+    pub const fn drift(&self) -> Drift {
+        match Drift::from_code_bits(layout::drift_g(self.hi())) {
+            Ok(d) => d,
+            // Unreachable: every Guid is checked to have a non-zero code.
+            Err(_) => Drift::DEFAULT,
+        }
+    }
+
+    /// The time in Unix nanoseconds, to the tick (the low 17 bits are 0).
+    pub const fn time(&self) -> u64 {
+        layout::tick_g(self.hi(), self.lo()) << layout::TICK_SHIFT
+    }
+
+    /// The node id.
+    pub const fn node(&self) -> u32 {
+        layout::node_g(self.hi(), self.lo())
+    }
+
+    /// The sequence number, 0..=16383.
+    pub const fn seq(&self) -> u16 {
+        (self.lo() & SEQ_MAX) as u16
+    }
+
+    /// The time as a `SystemTime` (Go's `EpochT`; exact where Go's int64
+    /// nanoseconds wrap, past the year 2262).
+    pub fn epoch(&self) -> SystemTime {
+        crate::time::from_unix_nanos(self.time() as i128)
+    }
+
+    /// The inverse time `u64::MAX - time` read as signed nanoseconds, as a
+    /// `SystemTime` (Go's `EpochI`).
+    pub fn epoch_i(&self) -> SystemTime {
+        crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
+    }
+
+    /// `self` sorts before `other` (Go's `Before`).
+    pub fn before(&self, other: &Guid) -> bool {
+        self < other
+    }
+
+    /// `self` sorts after `other` (Go's `After`).
+    pub fn after(&self, other: &Guid) -> bool {
+        self > other
+    }
+
+    /// `self` and `other` are the same id (Go's `Equal`).
+    pub fn equal(&self, other: &Guid) -> bool {
+        self == other
+    }
+
+    /// The approximate distance from `other` to `self` (Go's `Diff`): times
+    /// and sequences subtracted with wrap-around, packed with `self`'s node
+    /// and drift. As in Go, the wrapped sequence difference is ORed into the
+    /// low bits unmasked.
+    pub const fn diff(&self, other: &Guid) -> Guid {
+        let t = self.time().wrapping_sub(other.time());
+        let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
+        Guid::from_hi_lo(layout::pack_g(
+            self.drift().code(),
+            layout::tick(t),
+            self.node(),
+            s,
+        ))
+    }
+
+    /// The local id: drift, time and sequence without the node (Go's `ToL`).
+    pub const fn to_l64(&self) -> Luid {
+        Luid::from_parts(self.drift(), layout::tick_g(self.hi(), self.lo()), self.seq())
+    }
+
+    /// The global id of a local id made on `node` (Go's `FromL`).
+    pub const fn from_l64(local: Luid, node: u32) -> Guid {
+        Guid::from_hi_lo(layout::pack_g(
+            local.drift().code(),
+            local.tick(),
+            node,
+            local.seq() as u64,
+        ))
+    }
+
+    /// The 12 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(&self) -> [u8; 12] {
+        self.0
+    }
+
+    /// The 12 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 12] {
+        &self.0
+    }
+
+    /// The id of 12 big-endian bytes; fails if the drift code is 0.
+    pub const fn from_bytes(bytes: [u8; 12]) -> Result<Guid> {
+        if bytes[0] >> 5 == 0 {
+            return Err(Error(ErrorKind::Drift));
+        }
+        Ok(Guid(bytes))
+    }
+
+    /// The id of a byte slice of exactly 12 bytes (Go's `FromBytes`).
+    pub fn from_slice(bytes: &[u8]) -> Result<Guid> {
+        let bytes: [u8; 12] = bytes
+            .try_into()
+            .map_err(|_| encoding::length(12, bytes.len()))?;
+        Guid::from_bytes(bytes)
+    }
+
+    /// The 96-bit value.
+    pub const fn to_u128(&self) -> u128 {
+        (self.hi() as u128) << 64 | self.lo() as u128
+    }
+
+    /// The id of a 96-bit value; fails if it is wider or its drift code is 0.
+    pub const fn from_u128(v: u128) -> Result<Guid> {
+        if v >> 96 != 0 {
+            return Err(Error(ErrorKind::Overflow { bits: 96 }));
+        }
+        Guid::from_bytes(Guid::from_hi_lo(((v >> 64) as u32, v as u64)).0)
+    }
+
+    /// Writes the 16-character sortable string into `buf`, without
+    /// allocating, and returns it (what `Display` prints).
+    #[inline]
+    pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
+        encoding::encode_sortable(self.to_u128(), 96, buf)
+    }
+
+    /// Parses the 16-character sortable string (Go's `FromStringG`), as
+    /// bytes so that non-UTF-8 input is a typed error too.
+    #[inline]
+    pub fn parse_bytes(s: &[u8]) -> Result<Guid> {
+        Guid::from_u128(encoding::decode_sortable(s, 96)?)
+    }
+
+    /// Writes the base62 string into `buf` and returns it (Go's `Base62`:
+    /// leading zeros dropped, 16 or 17 characters).
+    #[inline]
+    pub fn encode_base62<'b>(&self, buf: &'b mut [u8; BASE62_LEN]) -> &'b str {
+        encoding::encode_base62(self.to_u128(), buf)
+    }
+
+    /// The base62 string.
+    pub fn to_base62(&self) -> String {
+        self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
+    }
+
+    /// Parses a canonical base62 string (Go's `FromBase62`, minus its
+    /// leniency: no leading zeros, nothing past 96 bits).
+    #[inline]
+    pub fn from_base62(s: impl AsRef<[u8]>) -> Result<Guid> {
+        Guid::from_u128(encoding::decode_base62(s.as_ref(), 96, BASE62_LEN)?)
+    }
+
+    /// The value cut into `n`-bit cells from the top, `96 / n` of them,
+    /// leftover low bits dropped (Go's `Split`); `n` in 1..=8.
+    pub fn split(&self, n: u32) -> Result<Vec<u8>> {
+        encoding::split(self.to_u128(), 96, n)
+    }
+
+    /// Puts [`Guid::split`] cells back together (Go's `FoldG`).
+    pub fn fold(n: u32, cells: &[u8]) -> Result<Guid> {
+        Guid::from_u128(encoding::fold(cells, 96, n)?)
+    }
+}
+
+/// The sequence as the low bits of an id, or the error for one past 14 bits.
+pub(crate) const fn check_seq(seq: u16) -> Result<u64> {
+    if seq as u64 > SEQ_MAX {
+        Err(Error(ErrorKind::Part {
+            name: "seq",
+            value: seq as u64,
+            max: SEQ_MAX,
+        }))
+    } else {
+        Ok(seq as u64)
+    }
+}
+
+crate::traits::id_traits!(Guid, [u8; 12], u128, to_u128, from_u128);

@@ -1,0 +1,112 @@
+//! K-ordered unique ids: 96-bit global ids and their 64-bit local casts,
+//! byte for byte the ids of the Go library fogfish/guid v2, made by a
+//! lock-free clock that never repeats an id and never blocks.
+//!
+//! ```
+//! use guid::{Guid, Luid};
+//!
+//! let a = guid::g(&guid::CLOCK);
+//! let b = guid::g(&guid::CLOCK);
+//! assert!(a < b); // one clock: strictly increasing, across threads too
+//!
+//! let text = a.to_string(); // 16 characters, sorts as the id does
+//! assert_eq!(text.parse::<Guid>()?, a);
+//! assert_eq!(Guid::from_base62(a.to_base62())?, a);
+//!
+//! let local: Luid = a.to_l64(); // 8 bytes: the node dropped
+//! assert_eq!((local.time(), local.seq()), (a.time(), a.seq()));
+//! assert_eq!(guid::CLOCK.from_l64(local), a);
+//! # Ok::<(), guid::Error>(())
+//! ```
+//!
+//! # Layout
+//!
+//! ```text
+//!  3 bits   47-d bits        32 bits     d bits     14 bits
+//! |-------|--------------|--------------|----------|--------|   global id, 96 bits
+//!   drift   tick >> d        node        low tick     seq
+//!
+//!  3 bits          47 bits                14 bits
+//! |-------|------------------------------|--------|          local id, 64 bits
+//!   drift             tick                  seq
+//! ```
+//!
+//! `tick` is Unix nanoseconds `>> 17` (≈ 131 µs). The drift code `k` (1..=7,
+//! default 3) puts the low `d = 18 + k` tick bits below the node, so ids of
+//! different nodes sort by node within a window of `2^d` ticks (≈ 4.6
+//! minutes by default) and by time across windows: a skewed clock on one
+//! node does not reorder the fleet by more than the window. Ids of one
+//! clock always sort by time, then sequence.
+//!
+//! # Guarantees of a [`Clock`]
+//!
+//! | event | what happens |
+//! |---|---|
+//! | many threads share a clock | every id is distinct and later than every id that clock issued before it (one CAS on one word) |
+//! | the system clock steps back | ids keep increasing from the last one: no duplicate, no wait |
+//! | the system clock stalls | the 14-bit sequence counts up |
+//! | 16,384 ids within one tick | the next tick is borrowed; ids run ahead of the wall clock until it catches up |
+//! | the system clock jumps forward | ids follow it |
+//! | restart with the same node id | [`Builder::not_before`] / [`Builder::restore`] start past every earlier id |
+//! | inverse clock | the same, mirrored: ids strictly decrease |
+//!
+//! The Go library, whose sequence is a separate process-wide counter,
+//! repeats ids in the stall and step-back rows.
+//!
+//! # Encodings
+//!
+//! | form | global id | local id |
+//! |---|---|---|
+//! | bytes (big-endian) | 12 | 8 |
+//! | sortable string (`Display`, `FromStr`) | 16 chars, 6 bits each | 16 chars, 4 bits each |
+//! | base62 (leading zeros dropped) | 16–17 chars | 11 chars |
+//! | JSON (feature `serde`) | `"<string>"` | `"*<string of the id with node 0>"` |
+//!
+//! The sortable alphabet is `.0-9A-Z_a-z`, in ASCII order, so strings sort
+//! as ids do. Decoders are strict where Go is lax: a character outside the
+//! alphabet, a wrong length, a leading base62 zero, a value too wide or a
+//! drift code of 0 is an [`Error`], never a guess or a panic.
+
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod clock;
+mod drift;
+mod encoding;
+mod error;
+mod guid;
+mod layout;
+mod local;
+pub mod node;
+mod time;
+mod traits;
+
+#[cfg(feature = "serde")]
+mod external {
+    pub(crate) mod serde_support;
+}
+
+use std::sync::LazyLock;
+
+pub use crate::clock::{Builder, Clock, Snapshot};
+pub use crate::drift::Drift;
+pub use crate::error::{Error, ErrorKind, Result};
+pub use crate::guid::Guid;
+pub use crate::local::Luid;
+pub use crate::time::{MockTime, TimeSource, WallClock};
+
+/// The process-wide default clock: the wall clock, the default drift, and
+/// the node id named by `CONFIG_GUID_NODE_ID` or else a random one.
+pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
+
+/// A new global id from `clock` (Go's `G`).
+#[inline]
+pub fn g(clock: &Clock) -> Guid {
+    clock.g()
+}
+
+/// A new local id from `clock` (Go's `L`).
+#[inline]
+pub fn l(clock: &Clock) -> Luid {
+    clock.l()
+}

@@ -1,0 +1,227 @@
+//! The 64-bit local id: a global id with the node dropped.
+
+use std::time::SystemTime;
+
+use crate::drift::Drift;
+use crate::encoding::{self, STRING_LEN};
+use crate::error::{Error, ErrorKind, Result};
+use crate::guid::{Guid, check_seq};
+use crate::layout::{self, SEQ_MAX};
+
+/// A 64-bit local id: drift, time and sequence, unique within one clock.
+///
+/// ```text
+/// | k: 3 | tick: 47 | seq: 14 |
+/// ```
+///
+/// The cast of a [`Guid`] without its node ([`Guid::to_l64`]), for stores
+/// that know which process made an id. Ordered by time, then sequence.
+///
+/// ```
+/// let local = guid::l(&guid::CLOCK);
+/// assert_eq!(local.to_string().parse::<guid::Luid>(), Ok(local));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Luid(u64);
+
+const _: () = assert!(size_of::<Luid>() == 8);
+
+/// Length of the longest base62 string of a local id.
+const BASE62_LEN: usize = 11;
+
+impl Luid {
+    /// Length of [`Luid::to_bytes`].
+    pub const BYTES: usize = 8;
+    /// Length of the sortable string.
+    pub const STRING_LEN: usize = STRING_LEN;
+    /// The longest base62 string.
+    pub const BASE62_LEN: usize = BASE62_LEN;
+
+    #[inline]
+    pub(crate) const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
+        Luid(layout::pack_l(drift.code(), tick, seq as u64))
+    }
+
+    /// Packs a clock state `tick << 14 | seq`.
+    #[inline]
+    pub(crate) const fn from_state(drift: Drift, state: u64) -> Luid {
+        Luid(layout::pack_l(drift.code(), state >> layout::SEQ_BITS, state & SEQ_MAX))
+    }
+
+    #[inline]
+    pub(crate) const fn tick(&self) -> u64 {
+        layout::tick_l(self.0)
+    }
+
+    /// The id made of these parts: time in Unix nanoseconds (kept to the
+    /// tick), sequence (0..=16383) and drift.
+    pub const fn compose(time_ns: u64, seq: u16, drift: Drift) -> Result<Luid> {
+        match check_seq(seq) {
+            Ok(_) => Ok(Luid::from_parts(drift, layout::tick(time_ns), seq)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The smallest local id at a time, for range queries (Go's `FromT`).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// use guid::{Drift, Luid};
+    /// let ten = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    /// let lower = Luid::from_time(ten, Drift::DEFAULT);
+    /// let id = Luid::compose(1_700_000_000_000_000_000 + 1 << 17, 5, Drift::DEFAULT)?;
+    /// assert!(lower < id);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub fn from_time(time: SystemTime, drift: Drift) -> Luid {
+        Luid::from_parts(drift, layout::tick(crate::time::unix_nanos(time)), 0)
+    }
+
+    /// The zero id of a drift: time and sequence 0.
+    pub const fn zero(drift: Drift) -> Luid {
+        Luid::from_parts(drift, 0, 0)
+    }
+
+    /// The drift.
+    pub const fn drift(&self) -> Drift {
+        match Drift::from_code_bits(layout::drift_l(self.0)) {
+            Ok(d) => d,
+            // Unreachable: every Luid is checked to have a non-zero code.
+            Err(_) => Drift::DEFAULT,
+        }
+    }
+
+    /// The time in Unix nanoseconds, to the tick.
+    pub const fn time(&self) -> u64 {
+        self.tick() << layout::TICK_SHIFT
+    }
+
+    /// The sequence number, 0..=16383.
+    pub const fn seq(&self) -> u16 {
+        (self.0 & SEQ_MAX) as u16
+    }
+
+    /// The time as a `SystemTime` (Go's `EpochT`).
+    pub fn epoch(&self) -> SystemTime {
+        crate::time::from_unix_nanos(self.time() as i128)
+    }
+
+    /// The inverse time as a `SystemTime` (Go's `EpochI`).
+    pub fn epoch_i(&self) -> SystemTime {
+        crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
+    }
+
+    /// `self` sorts before `other` (Go's `Before`).
+    pub fn before(&self, other: &Luid) -> bool {
+        self < other
+    }
+
+    /// `self` sorts after `other` (Go's `After`).
+    pub fn after(&self, other: &Luid) -> bool {
+        self > other
+    }
+
+    /// `self` and `other` are the same id (Go's `Equal`).
+    pub fn equal(&self, other: &Luid) -> bool {
+        self == other
+    }
+
+    /// The approximate distance from `other` to `self` (Go's `Diff`), as
+    /// [`Guid::diff`]: the wrapped sequence difference is ORed in unmasked.
+    pub const fn diff(&self, other: &Luid) -> Luid {
+        let t = self.time().wrapping_sub(other.time());
+        let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
+        Luid(layout::pack_l(self.drift().code(), layout::tick(t), s))
+    }
+
+    /// The global id of this local id made on `node` (Go's `FromL`).
+    pub const fn to_g(&self, node: u32) -> Guid {
+        Guid::from_l64(*self, node)
+    }
+
+    /// The 8 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(&self) -> [u8; 8] {
+        self.0.to_be_bytes()
+    }
+
+    /// The id of 8 big-endian bytes; fails if the drift code is 0.
+    pub const fn from_bytes(bytes: [u8; 8]) -> Result<Luid> {
+        Luid::from_u64(u64::from_be_bytes(bytes))
+    }
+
+    /// The id of a byte slice of exactly 8 bytes (Go's `FromBytes`).
+    pub fn from_slice(bytes: &[u8]) -> Result<Luid> {
+        let bytes: [u8; 8] = bytes
+            .try_into()
+            .map_err(|_| encoding::length(8, bytes.len()))?;
+        Luid::from_bytes(bytes)
+    }
+
+    /// The 64-bit value.
+    pub const fn to_u64(&self) -> u64 {
+        self.0
+    }
+
+    /// The id of a 64-bit value; fails if its drift code is 0.
+    pub const fn from_u64(v: u64) -> Result<Luid> {
+        if layout::drift_l(v) == 0 {
+            return Err(Error(ErrorKind::Drift));
+        }
+        Ok(Luid(v))
+    }
+
+    /// The value widened to 128 bits, for the shared encoders.
+    const fn to_u128(&self) -> u128 {
+        self.0 as u128
+    }
+
+    /// The id of a value at most 64 bits wide.
+    const fn from_u128(v: u128) -> Result<Luid> {
+        Luid::from_u64(v as u64)
+    }
+
+    /// Writes the 16-character sortable string (4 bits a character) into
+    /// `buf` and returns it.
+    #[inline]
+    pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
+        encoding::encode_sortable(self.to_u128(), 64, buf)
+    }
+
+    /// Parses the 16-character sortable string (Go's `FromStringL`); only
+    /// the first 16 symbols of the alphabet are valid.
+    #[inline]
+    pub fn parse_bytes(s: &[u8]) -> Result<Luid> {
+        Luid::from_u128(encoding::decode_sortable(s, 64)?)
+    }
+
+    /// Writes the base62 string into `buf` and returns it (11 characters).
+    #[inline]
+    pub fn encode_base62<'b>(&self, buf: &'b mut [u8; BASE62_LEN]) -> &'b str {
+        encoding::encode_base62(self.to_u128(), buf)
+    }
+
+    /// The base62 string.
+    pub fn to_base62(&self) -> String {
+        self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
+    }
+
+    /// Parses a canonical base62 string of at most 64 bits.
+    #[inline]
+    pub fn from_base62(s: impl AsRef<[u8]>) -> Result<Luid> {
+        Luid::from_u128(encoding::decode_base62(s.as_ref(), 64, BASE62_LEN)?)
+    }
+
+    /// The value cut into `n`-bit cells from the top, `64 / n` of them
+    /// (Go's `Split`); `n` in 1..=8.
+    pub fn split(&self, n: u32) -> Result<Vec<u8>> {
+        encoding::split(self.to_u128(), 64, n)
+    }
+
+    /// Puts [`Luid::split`] cells back together (Go's `FoldL`).
+    pub fn fold(n: u32, cells: &[u8]) -> Result<Luid> {
+        Luid::from_u128(encoding::fold(cells, 64, n)?)
+    }
+}
+
+crate::traits::id_traits!(Luid, [u8; 8], u64, to_u64, from_u64);

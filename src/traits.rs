@@ -1,0 +1,77 @@
+//! The std traits both id types implement the same way.
+
+/// Implements `Display`, `Debug`, `FromStr`, `Default` and the conversions
+/// to and from bytes, slices, strings and integers for an id type.
+macro_rules! id_traits {
+    ($id:ident, $bytes:ty, $int:ty, $to_int:ident, $from_int:ident) => {
+        impl ::core::fmt::Display for $id {
+            /// The sortable string; width and alignment flags pad it.
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.pad(self.encode(&mut [0; $crate::encoding::STRING_LEN]))
+            }
+        }
+
+        impl ::core::fmt::Debug for $id {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                write!(f, concat!(stringify!($id), "({})"), self)
+            }
+        }
+
+        impl ::core::str::FromStr for $id {
+            type Err = $crate::Error;
+            fn from_str(s: &str) -> $crate::Result<$id> {
+                $id::parse_bytes(s.as_bytes())
+            }
+        }
+
+        impl TryFrom<&str> for $id {
+            type Error = $crate::Error;
+            fn try_from(s: &str) -> $crate::Result<$id> {
+                $id::parse_bytes(s.as_bytes())
+            }
+        }
+
+        impl TryFrom<&[u8]> for $id {
+            type Error = $crate::Error;
+            /// The big-endian bytes (not the string).
+            fn try_from(bytes: &[u8]) -> $crate::Result<$id> {
+                $id::from_slice(bytes)
+            }
+        }
+
+        impl TryFrom<$bytes> for $id {
+            type Error = $crate::Error;
+            fn try_from(bytes: $bytes) -> $crate::Result<$id> {
+                $id::from_bytes(bytes)
+            }
+        }
+
+        impl From<$id> for $bytes {
+            fn from(id: $id) -> $bytes {
+                id.to_bytes()
+            }
+        }
+
+        impl TryFrom<$int> for $id {
+            type Error = $crate::Error;
+            fn try_from(v: $int) -> $crate::Result<$id> {
+                $id::$from_int(v)
+            }
+        }
+
+        impl From<$id> for $int {
+            fn from(id: $id) -> $int {
+                id.$to_int()
+            }
+        }
+
+        impl Default for $id {
+            /// The zero id of the default drift; never generates.
+            fn default() -> Self {
+                $id::zero($crate::Drift::DEFAULT)
+            }
+        }
+    };
+}
+
+pub(crate) use id_traits;
