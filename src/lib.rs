@@ -74,6 +74,7 @@ mod clock;
 mod drift;
 mod encoding;
 mod error;
+pub mod flake;
 mod guid;
 mod layout;
 mod local;

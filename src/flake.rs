@@ -1,0 +1,1 @@
+//! The 64-bit flake (snowflake) layout: `| time | node | seq |`.
