@@ -143,7 +143,10 @@ impl Clock {
                 let first = cur.wrapping_add(1).max(now);
                 (first, first.wrapping_add(n - 1))
             };
-            match self.state.compare_exchange_weak(cur, last, Relaxed, Relaxed) {
+            match self
+                .state
+                .compare_exchange_weak(cur, last, Relaxed, Relaxed)
+            {
                 Ok(_) => return first,
                 Err(seen) => cur = seen,
             }

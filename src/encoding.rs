@@ -203,7 +203,13 @@ mod tests {
     #[test]
     fn sortable_rejects_digits_past_the_local_alphabet() {
         let err = decode_sortable(b"52.F81E986821B4E", 64).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Char { byte: b'F', index: 3 });
+        assert_eq!(
+            err.kind(),
+            ErrorKind::Char {
+                byte: b'F',
+                index: 3
+            }
+        );
         assert!(decode_sortable(b"52.E81E986821B4E", 64).is_ok());
     }
 }

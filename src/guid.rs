@@ -164,7 +164,11 @@ impl Guid {
 
     /// The local id: drift, time and sequence without the node (Go's `ToL`).
     pub const fn to_l64(&self) -> Luid {
-        Luid::from_parts(self.drift(), layout::tick_g(self.hi(), self.lo()), self.seq())
+        Luid::from_parts(
+            self.drift(),
+            layout::tick_g(self.hi(), self.lo()),
+            self.seq(),
+        )
     }
 
     /// The global id of a local id made on `node` (Go's `FromL`).

@@ -46,7 +46,11 @@ impl Luid {
     /// Packs a clock state `tick << 14 | seq`.
     #[inline]
     pub(crate) const fn from_state(drift: Drift, state: u64) -> Luid {
-        Luid(layout::pack_l(drift.code(), state >> layout::SEQ_BITS, state & SEQ_MAX))
+        Luid(layout::pack_l(
+            drift.code(),
+            state >> layout::SEQ_BITS,
+            state & SEQ_MAX,
+        ))
     }
 
     #[inline]
