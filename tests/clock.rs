@@ -1,0 +1,325 @@
+//! The clock's guarantees under many threads and a time source that steps
+//! back, stalls and jumps.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use guid::{Clock, Drift, Guid, Luid, MockTime, Snapshot};
+
+const TICK: u64 = 1 << 17;
+const MS: u64 = 1_000_000;
+const SEC: u64 = 1_000_000_000;
+const HOUR: u64 = 3600 * SEC;
+/// 2024-06-01T00:00:00Z, a time well inside the id's range.
+const T0: u64 = 1_717_200_000 * SEC;
+
+/// A small deterministic generator, so failures replay.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Asserts every id is strictly after (or, inverse, before) the previous.
+fn assert_strict<T: Ord + std::fmt::Debug>(ids: &[T], inverse: bool) {
+    for (i, w) in ids.windows(2).enumerate() {
+        let ok = if inverse { w[1] < w[0] } else { w[1] > w[0] };
+        assert!(
+            ok,
+            "ids {i} and {} out of order: {:?} then {:?}",
+            i + 1,
+            w[0],
+            w[1]
+        );
+    }
+}
+
+fn duplicates(ids: impl IntoIterator<Item = u128>) -> usize {
+    let mut seen = HashSet::new();
+    ids.into_iter().filter(|id| !seen.insert(*id)).count()
+}
+
+fn mock_clock(time: &MockTime, inverse: bool) -> Clock {
+    let b = Clock::builder().node(0x0a0b_0c0d).time(time.clone());
+    if inverse { b.inverse() } else { b }.build()
+}
+
+/// 4 threads × 250,000 ids from one wall clock: none alike, each thread's
+/// strictly increasing.
+#[test]
+fn many_threads_share_a_clock_without_duplicates() {
+    let clock = Clock::new();
+    let per_thread: Vec<Vec<Guid>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| (0..250_000).map(|_| clock.g()).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ids in &per_thread {
+        assert_strict(ids, false);
+    }
+    let all = per_thread.iter().flatten().map(Guid::to_u128);
+    assert_eq!(duplicates(all), 0);
+}
+
+/// Threads generating while another moves the source back and forth.
+#[test]
+fn many_threads_with_a_source_that_steps_back_and_jumps() {
+    for inverse in [false, true] {
+        let time = MockTime::new(T0);
+        let clock = mock_clock(&time, inverse);
+        let done = AtomicBool::new(false);
+        let per_thread: Vec<Vec<Luid>> = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut rng = SplitMix(7);
+                while !done.load(Ordering::Relaxed) {
+                    match rng.next() % 4 {
+                        0 => time.step_back(rng.next() % SEC),
+                        1 => time.advance(rng.next() % SEC),
+                        _ => time.advance(TICK),
+                    }
+                    std::thread::yield_now();
+                }
+            });
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| (0..100_000).map(|_| clock.l()).collect::<Vec<_>>()))
+                .collect();
+            let ids = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            done.store(true, Ordering::Relaxed);
+            ids
+        });
+        for ids in &per_thread {
+            assert_strict(ids, inverse);
+        }
+        let all = per_thread.iter().flatten().map(|l| l.to_u64() as u128);
+        assert_eq!(duplicates(all), 0, "inverse: {inverse}");
+    }
+}
+
+/// Steps back by one tick, 1 ms, 1 s and 1 h at random points, forward
+/// and inverse: strictly ordered, no duplicate.
+#[test]
+fn steps_back_at_random_points_never_repeat() {
+    for inverse in [false, true] {
+        for step in [TICK, MS, SEC, HOUR] {
+            let time = MockTime::new(T0);
+            let clock = mock_clock(&time, inverse);
+            let mut rng = SplitMix(step);
+            let mut ids = Vec::with_capacity(200_000);
+            let mut steps = 0;
+            for _ in 0..200_000 {
+                match rng.next() % 1000 {
+                    0 => {
+                        time.step_back(step);
+                        steps += 1;
+                    }
+                    1..=100 => time.advance(rng.next() % (2 * TICK)),
+                    _ => {}
+                }
+                ids.push(clock.g());
+            }
+            assert!(steps > 100, "the scenario stepped back only {steps} times");
+            assert_strict(&ids, inverse);
+            assert_eq!(duplicates(ids.iter().map(Guid::to_u128)), 0);
+        }
+    }
+}
+
+/// A frozen source for 100,000 ids: the sequence overflows six times and
+/// borrows the next ticks; ids stay strictly increasing and then follow
+/// the source again once it passes them.
+#[test]
+fn a_frozen_source_borrows_ticks_and_catches_up() {
+    for inverse in [false, true] {
+        let time = MockTime::new(T0);
+        let clock = mock_clock(&time, inverse);
+        let ids: Vec<Guid> = (0..100_000).map(|_| clock.g()).collect();
+        assert_strict(&ids, inverse);
+        assert_eq!(duplicates(ids.iter().map(Guid::to_u128)), 0);
+        // 100,000 ids need ceil(100000 / 16384) = 7 ticks: at most 6 ahead.
+        let ticks: HashSet<u64> = ids.iter().map(|g| g.time()).collect();
+        assert_eq!(ticks.len(), 7);
+        // The source moves 10 ticks on (or back, inverse: it reads the
+        // mirror): past the borrowed ticks, ids follow it at sequence 0.
+        time.advance(10 * TICK);
+        let next = clock.g();
+        let expected = if inverse {
+            u64::MAX - (T0 + 10 * TICK)
+        } else {
+            T0 + 10 * TICK
+        };
+        assert_eq!(next.time(), expected >> 17 << 17);
+        assert_eq!(next.seq(), if inverse { 16383 } else { 0 });
+    }
+}
+
+/// A jump forward is followed at once.
+#[test]
+fn a_jump_forward_is_followed() {
+    let time = MockTime::new(T0);
+    let clock = mock_clock(&time, false);
+    let before = clock.g();
+    time.advance(HOUR);
+    let after = clock.g();
+    assert!(after > before);
+    assert_eq!(after.time(), (T0 + HOUR) >> 17 << 17);
+    assert_eq!(after.seq(), 0);
+}
+
+/// The Go library gives 3,616 duplicates in 20,000 ids from a frozen
+/// clock: its sequence is a separate counter that wraps within the tick.
+#[test]
+fn a_frozen_clock_gives_no_duplicate_where_go_gives_3616() {
+    let time = MockTime::new(T0);
+    let clock = mock_clock(&time, false);
+    let ids: Vec<u128> = (0..20_000).map(|_| clock.g().to_u128()).collect();
+    assert_eq!(duplicates(ids), 0);
+}
+
+/// The Go library gives 16,384 duplicates when the clock steps back by
+/// 16.384 ms after 16,384 ids made 1 µs apart: it replays the same ticks
+/// with the same counter values. Here the second run continues past the first.
+#[test]
+fn a_16ms_step_back_gives_no_duplicate_where_go_gives_16384() {
+    let time = MockTime::new(T0);
+    let clock = mock_clock(&time, false);
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        for _ in 0..16_384 {
+            ids.push(clock.g().to_u128());
+            time.advance(1_000);
+        }
+        time.step_back(16_384_000);
+    }
+    assert_eq!(duplicates(ids.iter().copied()), 0);
+    assert_strict(&ids, false);
+}
+
+/// A batch is consecutive, crosses sequence overflow, and interleaves with
+/// single ids without repeating.
+#[test]
+fn batches_are_consecutive_and_never_overlap() {
+    for inverse in [false, true] {
+        let time = MockTime::new(T0);
+        let clock = mock_clock(&time, inverse);
+        let mut all = Vec::new();
+        let mut batch = vec![Guid::default(); 10_000];
+        for round in 0..5 {
+            clock.fill(&mut batch);
+            for w in batch.windows(2) {
+                let (a, b) = (w[0].to_l64(), w[1].to_l64());
+                let step = if inverse {
+                    a.to_u64() - b.to_u64()
+                } else {
+                    b.to_u64() - a.to_u64()
+                };
+                // A local id is `drift | tick << 14 | seq`: consecutive ids
+                // differ by one, the carry past seq 16383 included.
+                assert_eq!(step, 1, "round {round}: {a:?} -> {b:?}");
+            }
+            all.extend_from_slice(&batch);
+            all.push(clock.g());
+        }
+        assert_strict(&all, inverse);
+        let mut locals = vec![Luid::default(); 3];
+        clock.fill_l(&mut locals);
+        assert_strict(&locals, inverse);
+        assert!(if inverse {
+            locals[0] < all.last().unwrap().to_l64()
+        } else {
+            locals[0] > all.last().unwrap().to_l64()
+        });
+        clock.fill(&mut []); // an empty batch takes nothing
+    }
+}
+
+/// A restarted clock with the same node never goes back into used time:
+/// after `not_before` or `restore`, even when the source now reads earlier.
+#[test]
+fn a_restarted_clock_continues_past_the_old_ids() {
+    for inverse in [false, true] {
+        let time = MockTime::new(T0);
+        let old = mock_clock(&time, inverse);
+        let mut issued: Vec<Guid> = (0..50_000).map(|_| old.g()).collect();
+        let last = *issued.last().unwrap();
+        let snapshot = Snapshot::from(u64::from(old.snapshot()));
+        time.step_back(HOUR);
+
+        let restored = {
+            let b = Clock::builder()
+                .node(old.node())
+                .time(time.clone())
+                .restore(snapshot);
+            if inverse { b.inverse() } else { b }.build()
+        };
+        let first = restored.g();
+        assert!(if inverse { first < last } else { first > last });
+
+        // The horizon form: not before the last id's time (forward), or
+        // its mirror for the inverse clock.
+        let horizon = if inverse {
+            u64::MAX - last.time()
+        } else {
+            last.time()
+        };
+        let guarded = {
+            let b = Clock::builder()
+                .node(old.node())
+                .time(time.clone())
+                .not_before(UNIX_EPOCH + Duration::from_nanos(horizon));
+            if inverse { b.inverse() } else { b }.build()
+        };
+        let g = guarded.g();
+        assert!(
+            if inverse { g < last } else { g > last },
+            "{g:?} vs {last:?}"
+        );
+        issued.push(first);
+        issued.push(g);
+        assert_eq!(duplicates(issued.iter().map(Guid::to_u128)), 0);
+    }
+}
+
+/// Ids from the wall clock carry the time they were made, to the tick.
+#[test]
+fn wall_clock_ids_carry_the_current_time() {
+    let clock = Clock::builder().node(1).drift(Drift::MAX).build();
+    let before = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let id = clock.g();
+    let after = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    assert!(
+        id.time() >= before >> 17 << 17 && id.time() <= after,
+        "{id:?}"
+    );
+    assert_eq!((id.node(), id.drift()), (1, Drift::MAX));
+    assert_eq!(guid::g(&guid::CLOCK).node(), guid::CLOCK.node());
+    assert!(
+        guid::l(&guid::CLOCK)
+            > Luid::from_time(UNIX_EPOCH + Duration::from_nanos(before), Drift::DEFAULT)
+    );
+}
+
+/// The inverse clock counts down: newest first.
+#[test]
+fn inverse_ids_decrease_with_time() {
+    let time = MockTime::new(T0);
+    let clock = mock_clock(&time, true);
+    let a = clock.g();
+    time.advance(SEC);
+    let b = clock.g();
+    assert!(b < a);
+    assert_eq!(a.time(), (u64::MAX - T0) >> 17 << 17);
+}
