@@ -68,6 +68,18 @@ pub enum ErrorKind {
         /// Bits of sequence.
         seq: u32,
     },
+    /// A setting outside the range it allows (a flake time unit of zero, a
+    /// snowcast node width outside 7..=13).
+    Range {
+        /// Which setting.
+        name: &'static str,
+        /// The value given.
+        value: u64,
+        /// The smallest value allowed.
+        min: u64,
+        /// The largest value allowed.
+        max: u64,
+    },
 }
 
 impl Error {
@@ -115,6 +127,12 @@ impl fmt::Display for Error {
                 f,
                 "invalid layout {time}/{node}/{seq}: needs time + node + seq = 63 bits, each at least 1"
             ),
+            ErrorKind::Range {
+                name,
+                value,
+                min,
+                max,
+            } => write!(f, "{name} {value} is outside {min}..={max}"),
         }
     }
 }
