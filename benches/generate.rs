@@ -1,0 +1,86 @@
+//! Id generation: this crate's clock, the floors it stands on (one read of
+//! the wall clock, one atomic read-modify-write) and the peers' generators,
+//! side by side in one run.
+
+// `fast-time` names the opt-in fast time source of the `guid_g_fast` slot
+// before the crate declares it.
+#![allow(unexpected_cfgs)]
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use guid::{CLOCK, Clock, Guid};
+
+/// Ids per `guid_g_batch` call: the figure is per id.
+const BATCH: usize = 1024;
+
+fn generate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("generate");
+
+    // The floors: generation reads the wall clock once and installs its
+    // state with one atomic read-modify-write.
+    group.bench_function("floor_system_time", |b| {
+        b.iter(|| {
+            let d = SystemTime::now().duration_since(UNIX_EPOCH);
+            black_box(d.map_or(0, |d| d.as_nanos() as u64))
+        })
+    });
+    let counter = AtomicU64::new(0);
+    group.bench_function("floor_atomic", |b| {
+        b.iter(|| black_box(&counter).fetch_add(1, Relaxed))
+    });
+
+    // The process clock is made on first use: make it before measuring.
+    black_box(guid::g(&CLOCK));
+    group.bench_function("guid_g", |b| b.iter(|| guid::g(black_box(&CLOCK))));
+    group.bench_function("guid_l", |b| b.iter(|| guid::l(black_box(&CLOCK))));
+    let inverse = Clock::builder().inverse().build();
+    group.bench_function("guid_g_inverse", |b| b.iter(|| black_box(&inverse).g()));
+    #[cfg(feature = "fast-time")]
+    fast_time(&mut group);
+
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut batch = [Guid::default(); BATCH];
+    group.bench_function("guid_g_batch", |b| {
+        b.iter(|| {
+            CLOCK.fill(black_box(&mut batch));
+            black_box(&batch);
+        })
+    });
+    group.throughput(Throughput::Elements(1));
+
+    // Peers: the time-based generators, then random UUIDs as the reference
+    // of an id that reads no clock.
+    group.bench_function("uuid_v7", |b| b.iter(uuid::Uuid::now_v7));
+    group.bench_function("uuid_v4", |b| b.iter(uuid::Uuid::new_v4));
+    group.bench_function("ulid", |b| b.iter(ulid::Ulid::generate));
+    let mut monotonic = ulid::Generator::new();
+    group.bench_function("ulid_monotonic", |b| {
+        b.iter(|| monotonic.generate().map_err(|_| "overflow"))
+    });
+    group.bench_function("scru128", |b| b.iter(scru128::new));
+    group.bench_function("xid", |b| b.iter(xid::new));
+
+    group.finish();
+}
+
+/// The slot for a clock on the opt-in fast time source: fill in the
+/// source's constructor when the crate offers one behind `fast-time`.
+#[cfg(feature = "fast-time")]
+fn fast_time(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let fast: Clock = Clock::builder().time(guid::FastTime::new()).build();
+    group.bench_function("guid_g_fast", |b| b.iter(|| black_box(&fast).g()));
+}
+
+criterion_group! {
+    name = benches;
+    // Short runs: the whole `cargo bench` stays near five minutes on 2 cores.
+    config = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50);
+    targets = generate
+}
+criterion_main!(benches);
