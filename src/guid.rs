@@ -163,7 +163,7 @@ impl Guid {
     }
 
     /// The local id: drift, time and sequence without the node (Go's `ToL`).
-    pub const fn to_l64(&self) -> Luid {
+    pub const fn to_l64(self) -> Luid {
         Luid::from_parts(
             self.drift(),
             layout::tick_g(self.hi(), self.lo()),
@@ -182,7 +182,7 @@ impl Guid {
     }
 
     /// The 12 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(&self) -> [u8; 12] {
+    pub const fn to_bytes(self) -> [u8; 12] {
         self.0
     }
 
@@ -208,7 +208,7 @@ impl Guid {
     }
 
     /// The 96-bit value.
-    pub const fn to_u128(&self) -> u128 {
+    pub const fn to_u128(self) -> u128 {
         (self.hi() as u128) << 64 | self.lo() as u128
     }
 
@@ -242,7 +242,7 @@ impl Guid {
     }
 
     /// The base62 string.
-    pub fn to_base62(&self) -> String {
+    pub fn to_base62(self) -> String {
         self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
     }
 

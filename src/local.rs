@@ -140,12 +140,12 @@ impl Luid {
     }
 
     /// The global id of this local id made on `node` (Go's `FromL`).
-    pub const fn to_g(&self, node: u32) -> Guid {
-        Guid::from_l64(*self, node)
+    pub const fn to_g(self, node: u32) -> Guid {
+        Guid::from_l64(self, node)
     }
 
     /// The 8 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(&self) -> [u8; 8] {
+    pub const fn to_bytes(self) -> [u8; 8] {
         self.0.to_be_bytes()
     }
 
@@ -163,7 +163,7 @@ impl Luid {
     }
 
     /// The 64-bit value.
-    pub const fn to_u64(&self) -> u64 {
+    pub const fn to_u64(self) -> u64 {
         self.0
     }
 
@@ -176,7 +176,7 @@ impl Luid {
     }
 
     /// The value widened to 128 bits, for the shared encoders.
-    const fn to_u128(&self) -> u128 {
+    const fn to_u128(self) -> u128 {
         self.0 as u128
     }
 
@@ -206,7 +206,7 @@ impl Luid {
     }
 
     /// The base62 string.
-    pub fn to_base62(&self) -> String {
+    pub fn to_base62(self) -> String {
         self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
     }
 

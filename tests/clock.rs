@@ -65,7 +65,7 @@ fn many_threads_share_a_clock_without_duplicates() {
     for ids in &per_thread {
         assert_strict(ids, false);
     }
-    let all = per_thread.iter().flatten().map(Guid::to_u128);
+    let all = per_thread.iter().flatten().map(|g| g.to_u128());
     assert_eq!(duplicates(all), 0);
 }
 
@@ -127,7 +127,7 @@ fn steps_back_at_random_points_never_repeat() {
             }
             assert!(steps > 100, "the scenario stepped back only {steps} times");
             assert_strict(&ids, inverse);
-            assert_eq!(duplicates(ids.iter().map(Guid::to_u128)), 0);
+            assert_eq!(duplicates(ids.iter().map(|g| g.to_u128())), 0);
         }
     }
 }
@@ -142,7 +142,7 @@ fn a_frozen_source_borrows_ticks_and_catches_up() {
         let clock = mock_clock(&time, inverse);
         let ids: Vec<Guid> = (0..100_000).map(|_| clock.g()).collect();
         assert_strict(&ids, inverse);
-        assert_eq!(duplicates(ids.iter().map(Guid::to_u128)), 0);
+        assert_eq!(duplicates(ids.iter().map(|g| g.to_u128())), 0);
         // 100,000 ids need ceil(100000 / 16384) = 7 ticks: at most 6 ahead.
         let ticks: HashSet<u64> = ids.iter().map(|g| g.time()).collect();
         assert_eq!(ticks.len(), 7);
@@ -283,7 +283,7 @@ fn a_restarted_clock_continues_past_the_old_ids() {
         );
         issued.push(first);
         issued.push(g);
-        assert_eq!(duplicates(issued.iter().map(Guid::to_u128)), 0);
+        assert_eq!(duplicates(issued.iter().map(|g| g.to_u128())), 0);
     }
 }
 
