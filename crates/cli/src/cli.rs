@@ -1,0 +1,104 @@
+//! The command line: subcommands and their flags.
+
+use std::ffi::OsString;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use guid::Drift;
+
+use crate::form::Form;
+use crate::id::Kind;
+use crate::value;
+
+/// Generate, inspect and compose k-ordered ids (96-bit global, 64-bit local).
+#[derive(Parser, Debug)]
+#[command(name = "guid", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print fresh ids from a clock, one per line
+    Gen(GenArgs),
+    /// Decode ids and print each as one JSON object per line
+    Inspect(InspectArgs),
+    /// Build the id of explicit parts and print it as a JSON object
+    Compose(ComposeArgs),
+}
+
+/// Flags of `guid gen`.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// How many ids
+    #[arg(
+        short = 'n',
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
+    pub count: u64,
+    /// Local 64-bit ids (no node) instead of global 96-bit ones
+    #[arg(long)]
+    pub local: bool,
+    /// Tolerated clock skew between nodes, in seconds (up to 9 decimals; 0 and negatives give drift 1) [default: drift 3]
+    #[arg(long, value_name = "SECS", value_parser = value::drift, allow_negative_numbers = true)]
+    pub drift: Option<Drift>,
+    /// Node id, decimal or 0x hex [default: from CONFIG_GUID_NODE_ID if set, else random]
+    #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
+    pub node: Option<u32>,
+    /// Output form (int: local ids only, as an unsigned 64-bit number)
+    #[arg(long, value_enum, value_name = "FORM", default_value_t = GenFormat::String)]
+    pub format: GenFormat,
+}
+
+/// What `guid gen` prints for each id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GenFormat {
+    /// The 16-character sortable string
+    String,
+    /// Base62
+    Base62,
+    /// Lowercase hex of the big-endian bytes
+    Hex,
+    /// The JSON encoding, with its quotes
+    Json,
+    /// The 64-bit value of a local id, in decimal
+    Int,
+}
+
+/// Flags of `guid inspect`.
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// Read the ids as global (g) or local (l) ids [default: by form; a sortable string is global]
+    #[arg(long = "as", value_enum, value_name = "KIND")]
+    pub kind: Option<Kind>,
+    /// The form of the ids [default: recognised by length and alphabet]
+    #[arg(long, value_enum, value_name = "FORM")]
+    pub from: Option<Form>,
+    /// Ids to decode; without any, standard input is read, one id per line
+    #[arg(value_name = "ID")]
+    pub ids: Vec<OsString>,
+}
+
+/// Flags of `guid compose`.
+#[derive(Args, Debug)]
+pub struct ComposeArgs {
+    /// Unix nanoseconds or an RFC 3339 timestamp (the id keeps it to 2^17 ns)
+    #[arg(long, value_name = "TIME", value_parser = value::time, allow_negative_numbers = true)]
+    pub time: u64,
+    /// Node id, decimal or 0x hex [default: 0]
+    #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
+    pub node: Option<u32>,
+    /// Sequence number, 0..=16383 [default: 0]
+    #[arg(long, value_name = "S", value_parser = value::seq, allow_negative_numbers = true)]
+    pub seq: Option<u16>,
+    /// Tolerated clock skew between nodes, in seconds, as for gen [default: drift 3]
+    #[arg(long, value_name = "SECS", value_parser = value::drift, allow_negative_numbers = true)]
+    pub drift: Option<Drift>,
+    /// A local 64-bit id (no node) instead of a global one
+    #[arg(long)]
+    pub local: bool,
+}

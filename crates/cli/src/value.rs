@@ -1,0 +1,206 @@
+//! Values of flags: node, sequence, drift seconds and time. Each parser
+//! returns what is wrong as a short phrase; clap puts the input before it.
+
+use guid::{Drift, Luid};
+
+use crate::rfc3339;
+
+/// The largest sequence number, read off the all-ones local id.
+const SEQ_MAX: u16 = match Luid::from_u64(u64::MAX) {
+    Ok(id) => id.seq(),
+    Err(_) => 0,
+};
+
+/// Nanoseconds in a second.
+const NANOS: i128 = 1_000_000_000;
+
+/// A node id: decimal or `0x` hex, at most `u32::MAX`.
+pub fn node(s: &str) -> Result<u32, String> {
+    let v = uint(s)?;
+    u32::try_from(v).map_err(|_| format!("node is out of range 0..={}", u32::MAX))
+}
+
+/// A sequence number: decimal or `0x` hex, at most 16383.
+pub fn seq(s: &str) -> Result<u16, String> {
+    match u16::try_from(uint(s)?) {
+        Ok(v) if v <= SEQ_MAX => Ok(v),
+        _ => Err(format!("sequence is out of range 0..={SEQ_MAX}")),
+    }
+}
+
+/// A time: Unix nanoseconds (digits only) or an RFC 3339 timestamp.
+pub fn time(s: &str) -> Result<u64, String> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s
+            .parse()
+            .map_err(|_| format!("more nanoseconds than {} (u64)", u64::MAX));
+    }
+    rfc3339::parse(s)
+}
+
+/// A drift given as seconds, bucketed as the library buckets a skew.
+pub fn drift(s: &str) -> Result<Drift, String> {
+    Ok(Drift::from_nanos(seconds(s)?))
+}
+
+/// Decimal seconds with at most 9 fractional digits, as exact nanoseconds.
+pub fn seconds(s: &str) -> Result<i64, String> {
+    let (negative, digits) = match s.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        rest => (false, rest),
+    };
+    let (whole, frac) = match digits.iter().position(|&b| b == b'.') {
+        Some(dot) => (&digits[..dot], &digits[dot + 1..]),
+        None => (digits, &[][..]),
+    };
+    let all_digits = |part: &[u8]| part.iter().all(u8::is_ascii_digit);
+    if whole.len() + frac.len() == 0 || !all_digits(whole) || !all_digits(frac) {
+        return Err("expected seconds as a decimal number, such as 300 or -1 or 68.5".into());
+    }
+    if frac.len() > 9 {
+        return Err("more than 9 fractional digits (the unit is 1 ns)".into());
+    }
+    let range = || {
+        format!(
+            "out of range {}..={} seconds",
+            Secs(i64::MIN),
+            Secs(i64::MAX)
+        )
+    };
+    let mut ns: i128 = 0;
+    for &d in whole {
+        ns = ns
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i128::from(d - b'0')))
+            .filter(|&v| v <= i128::from(i64::MAX) / NANOS + 1)
+            .ok_or_else(range)?;
+    }
+    let mut sub: i128 = 0;
+    for i in 0..9 {
+        sub = sub * 10 + frac.get(i).map_or(0, |&d| i128::from(d - b'0'));
+    }
+    ns = ns * NANOS + sub;
+    if negative {
+        ns = -ns;
+    }
+    i64::try_from(ns).map_err(|_| range())
+}
+
+/// Nanoseconds written as decimal seconds, for messages.
+struct Secs(i64);
+
+impl std::fmt::Display for Secs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ns = i128::from(self.0);
+        let sign = if ns < 0 { "-" } else { "" };
+        let abs = ns.abs();
+        write!(f, "{sign}{}.{:09}", abs / NANOS, abs % NANOS)
+    }
+}
+
+/// An unsigned number, decimal or `0x` hex.
+fn uint(s: &str) -> Result<u128, String> {
+    let (radix, digits) = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => (16, hex),
+        None => (10, s),
+    };
+    // `from_str_radix` would also take a leading '+'.
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        let form = if radix == 16 { "hex" } else { "decimal" };
+        return Err(format!("expected an unsigned {form} number"));
+    }
+    // Only overflow is left; any such value is out of range.
+    Ok(u128::from_str_radix(digits, radix).unwrap_or(u128::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact_nanoseconds() {
+        let cases: [(&str, i64); 12] = [
+            ("0", 0),
+            ("300", 300_000_000_000),
+            ("68.000000001", 68_000_000_001),
+            ("-1", -1_000_000_000),
+            ("+2.5", 2_500_000_000),
+            (".5", 500_000_000),
+            ("7.", 7_000_000_000),
+            ("-0.000000001", -1),
+            ("0009223372036.854775807", i64::MAX),
+            ("-9223372036.854775808", i64::MIN),
+            ("0.1", 100_000_000),
+            ("86400", 86_400_000_000_000),
+        ];
+        for (s, ns) in cases {
+            assert_eq!(seconds(s), Ok(ns), "{s}");
+        }
+    }
+
+    #[test]
+    fn seconds_reject_what_is_not_exact() {
+        for s in [
+            "",
+            "-",
+            ".",
+            "1e3",
+            "1,5",
+            "0x10",
+            " 1",
+            "1s",
+            "--1",
+            "1.2.3",
+            "0.0000000001",
+            "9223372036.854775808",
+            "-9223372036.854775809",
+            "99999999999999999999999999999999999999999",
+        ] {
+            assert!(seconds(s).is_err(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn drift_buckets_as_the_library() {
+        let cases = [
+            ("-1", 1),
+            ("0", 1),
+            ("68", 1),
+            ("68.000000001", 2),
+            ("274", 3),
+            ("274.5", 4),
+            ("86400", 7),
+        ];
+        for (s, code) in cases {
+            assert_eq!(drift(s).map(Drift::code), Ok(code), "{s}");
+        }
+    }
+
+    #[test]
+    fn numbers_in_decimal_and_hex() {
+        assert_eq!(node("4294967295"), Ok(u32::MAX));
+        assert_eq!(node("0x53051caf"), Ok(0x5305_1caf));
+        assert_eq!(node("0XFF"), Ok(255));
+        for s in [
+            "4294967296",
+            "0x100000000",
+            "",
+            "0x",
+            "+1",
+            "-1",
+            "1.0",
+            "0b1",
+            "x",
+        ] {
+            assert!(node(s).is_err(), "{s:?}");
+        }
+        assert_eq!(seq("16383"), Ok(16383));
+        assert_eq!(seq("0x3fff"), Ok(16383));
+        assert!(seq("16384").is_err());
+        assert!(seq("65536").is_err());
+        assert_eq!(time("18446744073709551615"), Ok(u64::MAX));
+        assert!(time("18446744073709551616").is_err());
+        assert!(time("-1").is_err());
+    }
+}
