@@ -1,1 +1,61 @@
-//! Placeholder.
+//! Node ids leased from etcd, so that every live process of a fleet stamps
+//! a different node id on its ids, with fencing so that a node id reused
+//! after a crash never repeats a time.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use kguid_etcd::NodeLease;
+//!
+//! let client = etcd_client::Client::connect(["http://127.0.0.1:2379"], None).await?;
+//! // A flake layout with 10 node bits: ids 0..1024.
+//! let lease = NodeLease::acquire(client, "/guid/fleet", 0..1024, Duration::from_secs(10)).await?;
+//! let clock = lease.clock().await?;
+//! let id = clock.g()?; // refused with a typed error once the lease is in doubt
+//! # let _ = id;
+//! lease.release().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! # How it works
+//!
+//! - **Claim**: an etcd transaction creates `<prefix>/claim/<id>` for the
+//!   lowest free id in the range, only if it does not exist, bound to an
+//!   etcd lease with the TTL. The same transaction reads
+//!   `<prefix>/fence/<id>`, the horizon the previous holder left.
+//! - **Keep**: a background task sends a keep-alive every interval and
+//!   stores a new horizon, `ahead` past the latest id time, in both keys
+//!   (only while the claim is still bound to this lease).
+//! - **Fence**: the new holder's clock starts after the previous horizon,
+//!   and no holder issues an id later than its own stored horizon; so the
+//!   ids of two holders of one node id never overlap in time, whatever
+//!   their wall clocks say.
+//! - **Stop in time**: a holder issues ids only until the send time of its
+//!   last confirmed keep-alive plus the TTL, less a safety margin. etcd
+//!   cannot expire the lease before that send time plus the TTL, so the
+//!   holder has stopped before anyone else can be granted the node id.
+//! - **Release** revokes the lease (snowcast's detach); a new acquire may
+//!   get another id.
+//!
+//! ```text
+//!  holder A  |--keep-alive--keep-alive--X (etcd unreachable or A dies)
+//!  horizon A |----H1---------H2---------H3 stored in <prefix>/fence/<id>
+//!  A's ids   |==============================|  stops at last confirmed send + TTL - margin
+//!  etcd      |                                   | lease expires >= last send + TTL
+//!  holder B  |                                    |claim, reads H3|== ids after H3 ==>
+//! ```
+
+#![deny(missing_docs)]
+
+mod clock;
+mod error;
+mod keys;
+mod lease;
+mod options;
+mod validity;
+
+pub use crate::clock::LeasedClock;
+pub use crate::error::{Error, Result};
+pub use crate::lease::NodeLease;
+pub use crate::options::{Options, WhenFull};
+pub use etcd_client;

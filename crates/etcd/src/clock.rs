@@ -1,0 +1,89 @@
+//! Clocks that stamp a leased node id and issue ids only while the lease
+//! holds.
+
+use std::sync::Arc;
+
+use guid::{Builder, Clock, Guid};
+
+use crate::error::{Error, Result};
+use crate::lease::NodeLease;
+use crate::validity::{Validity, nanos};
+
+/// A [`Clock`] with a leased node id, started after the previous holder's
+/// horizon, that checks the lease before every id.
+///
+/// Each id costs the clock's own compare-and-swap plus a read of the
+/// monotonic clock and two relaxed loads. An id is refused, with a typed
+/// error, when the lease is not confirmed within its margin
+/// ([`Error::Expired`], may recover), is gone ([`Error::Lost`]), or when
+/// its time would pass the stored horizon ([`Error::Horizon`], brief).
+#[derive(Debug)]
+pub struct LeasedClock {
+    clock: Clock,
+    validity: Arc<Validity>,
+}
+
+impl NodeLease {
+    /// A wall-clock [`LeasedClock`] with the default drift.
+    pub async fn clock(&self) -> Result<LeasedClock> {
+        self.clock_with(Clock::builder()).await
+    }
+
+    /// A [`LeasedClock`] from `builder` (drift, time source); the lease
+    /// sets the node id and the not-before time, replacing any the builder
+    /// had. The horizon is moved past where the new clock starts before it
+    /// is returned, so a clock whose source runs ahead issues at once.
+    pub async fn clock_with(&self, builder: Builder) -> Result<LeasedClock> {
+        let clock = builder
+            .node(self.node())
+            .not_before(self.not_before())
+            .build();
+        if clock.is_inverse() {
+            return Err(Error::Config(
+                "an inverse clock cannot be fenced by a horizon",
+            ));
+        }
+        // Where the clock starts: the time of one local id, which spends a
+        // single sequence value of the clock.
+        let start = clock.l().time();
+        if start.saturating_add(nanos(self.ahead()) / 2) > self.validity().horizon() {
+            self.reserve(start).await?;
+        }
+        Ok(LeasedClock {
+            clock,
+            validity: self.validity().clone(),
+        })
+    }
+}
+
+impl LeasedClock {
+    /// A new global id, if the lease holds.
+    #[inline]
+    pub fn g(&self) -> Result<Guid> {
+        self.validity.check()?;
+        let id = self.clock.g();
+        self.validity.check_time(id.time())?;
+        Ok(id)
+    }
+
+    /// Fills `ids` with consecutive global ids from one read of the time,
+    /// if the lease holds; on an error none of them may be used.
+    pub fn fill(&self, ids: &mut [Guid]) -> Result<()> {
+        self.validity.check()?;
+        self.clock.fill(ids);
+        match ids.last() {
+            Some(last) => self.validity.check_time(last.time()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether ids may be issued now.
+    pub fn check(&self) -> Result<()> {
+        self.validity.check()
+    }
+
+    /// The leased node id stamped on the ids.
+    pub fn node(&self) -> u32 {
+        self.clock.node()
+    }
+}
