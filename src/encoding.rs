@@ -28,44 +28,55 @@ const fn table(alphabet: &[u8]) -> [u8; 256] {
 static SORTABLE_DIGITS: [u8; 256] = table(SORTABLE);
 static BASE62_DIGITS: [u8; 256] = table(BASE62);
 
-/// Writes the sortable string of a `bits`-wide value: sixteen groups of
-/// `bits / 16` bits from the top.
+/// Writes the sortable string of a value of `16 * W` bits (W = 6 for a
+/// global id, 4 for a local one) into the last 16 bytes of `buf` and
+/// returns the whole buffer, so a caller may put a prefix in front; the
+/// prefix must be ASCII.
 #[inline]
-pub(crate) fn encode_sortable(v: u128, bits: u32, buf: &mut [u8; STRING_LEN]) -> &str {
-    let width = bits / 16;
-    let mask = (1u128 << width) - 1;
-    for (i, b) in buf.iter_mut().enumerate() {
-        let shift = bits - width * (i as u32 + 1);
-        *b = SORTABLE[((v >> shift) & mask) as usize];
+pub(crate) fn encode_sortable<const W: u32, const N: usize>(v: u128, buf: &mut [u8; N]) -> &str {
+    const { assert!(N >= STRING_LEN) };
+    // Two halves of eight characters, each in a u64: constant shifts of
+    // one register instead of u128 arithmetic.
+    let half = 8 * W;
+    let mask = (1u64 << W) - 1;
+    let (top, bottom) = ((v >> half) as u64, v as u64);
+    let out = &mut buf[N - STRING_LEN..];
+    for i in 0..8 {
+        let shift = half - W * (i as u32 + 1);
+        out[i] = SORTABLE[((top >> shift) & mask) as usize];
+        out[i + 8] = SORTABLE[((bottom >> shift) & mask) as usize];
     }
     as_str(buf)
 }
 
-/// Reads a sortable string of a `bits`-wide value.
+/// Reads a sortable string of a value of `16 * W` bits.
 #[inline]
-pub(crate) fn decode_sortable(s: &[u8], bits: u32) -> Result<u128> {
+pub(crate) fn decode_sortable<const W: u32>(s: &[u8]) -> Result<u128> {
     let s: &[u8; STRING_LEN] = s.try_into().map_err(|_| length(STRING_LEN, s.len()))?;
-    let width = bits / 16;
-    let mut v = 0u128;
-    let mut seen = 0u8;
-    for &c in s {
-        let d = SORTABLE_DIGITS[c as usize];
-        seen |= d;
-        v = v << width | d as u128;
+    let (mut top, mut bottom, mut seen) = (0u64, 0u64, 0u8);
+    for i in 0..8 {
+        let (a, b) = (
+            SORTABLE_DIGITS[s[i] as usize],
+            SORTABLE_DIGITS[s[i + 8] as usize],
+        );
+        seen |= a | b;
+        top = top << W | a as u64;
+        bottom = bottom << W | b as u64;
     }
     // One branch for the whole string: an invalid byte (0xff) or, for 4-bit
     // cells, a digit past the 16 symbols sets bits above the cell width.
-    if seen >> width != 0 {
+    if seen >> W != 0 {
         let index = s
             .iter()
-            .position(|&c| SORTABLE_DIGITS[c as usize] >> width != 0)
+            .position(|&c| SORTABLE_DIGITS[c as usize] >> W != 0)
             .unwrap_or(0);
         return Err(Error(ErrorKind::Char {
             byte: s[index],
             index,
         }));
     }
-    Ok(v)
+    let half = 8 * W;
+    Ok((top as u128) << half | (bottom & ((1 << half) - 1)) as u128)
 }
 
 /// The longest base62 string of a 96-bit value.
@@ -169,10 +180,12 @@ pub(crate) fn length(expected: usize, found: usize) -> Error {
     Error(ErrorKind::Length { expected, found })
 }
 
-/// The encoders above write only alphabet bytes (ASCII).
+/// The encoders above write only alphabet bytes (ASCII) after an ASCII prefix.
 #[inline]
 fn as_str(buf: &[u8]) -> &str {
-    // SAFETY: every byte written comes from SORTABLE or BASE62, both ASCII.
+    debug_assert!(buf.is_ascii());
+    // SAFETY: every byte written comes from SORTABLE or BASE62, both ASCII,
+    // and the only prefixes callers leave are ASCII (`*` for local JSON).
     unsafe { core::str::from_utf8_unchecked(buf) }
 }
 
@@ -202,7 +215,7 @@ mod tests {
 
     #[test]
     fn sortable_rejects_digits_past_the_local_alphabet() {
-        let err = decode_sortable(b"52.F81E986821B4E", 64).unwrap_err();
+        let err = decode_sortable::<4>(b"52.F81E986821B4E").unwrap_err();
         assert_eq!(
             err.kind(),
             ErrorKind::Char {
@@ -210,6 +223,6 @@ mod tests {
                 index: 3
             }
         );
-        assert!(decode_sortable(b"52.E81E986821B4E", 64).is_ok());
+        assert!(decode_sortable::<4>(b"52.E81E986821B4E").is_ok());
     }
 }

@@ -224,14 +224,14 @@ impl Guid {
     /// allocating, and returns it (what `Display` prints).
     #[inline]
     pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
-        encoding::encode_sortable(self.to_u128(), 96, buf)
+        encoding::encode_sortable::<6, STRING_LEN>(self.to_u128(), buf)
     }
 
     /// Parses the 16-character sortable string (Go's `FromStringG`), as
     /// bytes so that non-UTF-8 input is a typed error too.
     #[inline]
     pub fn parse_bytes(s: &[u8]) -> Result<Guid> {
-        Guid::from_u128(encoding::decode_sortable(s, 96)?)
+        Guid::from_u128(encoding::decode_sortable::<6>(s)?)
     }
 
     /// Writes the base62 string into `buf` and returns it (Go's `Base62`:

@@ -189,14 +189,14 @@ impl Luid {
     /// `buf` and returns it.
     #[inline]
     pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
-        encoding::encode_sortable(self.to_u128(), 64, buf)
+        encoding::encode_sortable::<4, STRING_LEN>(self.to_u128(), buf)
     }
 
     /// Parses the 16-character sortable string (Go's `FromStringL`); only
     /// the first 16 symbols of the alphabet are valid.
     #[inline]
     pub fn parse_bytes(s: &[u8]) -> Result<Luid> {
-        Luid::from_u128(encoding::decode_sortable(s, 64)?)
+        Luid::from_u128(encoding::decode_sortable::<4>(s)?)
     }
 
     /// Writes the base62 string into `buf` and returns it (11 characters).

@@ -6,7 +6,7 @@ use core::fmt;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-use crate::encoding::STRING_LEN;
+use crate::encoding::{self, STRING_LEN};
 use crate::{Guid, Luid};
 
 /// The marker that starts the JSON string of a local id.
@@ -27,7 +27,11 @@ impl Serialize for Luid {
     /// the Go library's form, made deterministic.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {
-            s.collect_str(&format_args!("{}{}", LOCAL as char, self.to_g(0)))
+            let mut buf = [LOCAL; STRING_LEN + 1];
+            s.serialize_str(encoding::encode_sortable::<6, { STRING_LEN + 1 }>(
+                self.to_g(0).to_u128(),
+                &mut buf,
+            ))
         } else {
             s.serialize_bytes(&self.to_bytes())
         }
