@@ -1,0 +1,178 @@
+//! A node id passing from one holder to the next: the fencing horizon and
+//! the safety margin, against a real etcd.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use guid::{Clock, Guid, TimeSource, WallClock};
+use kguid_etcd::{Error, NodeLease, Options, WhenFull};
+use support::{Proxy, assert_unique};
+
+/// A holder whose wall clock runs 5 s fast is killed (dropped without a
+/// release); the next holder, with a correct clock, gets the id after the
+/// lease expires and still issues only ids later than every one the old
+/// holder made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_holder_starts_after_every_id_of_a_killed_one() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let client = etcd.client().await;
+    let prefix = "/fleet/killed";
+    let ttl = Duration::from_secs(1);
+
+    let old = NodeLease::acquire(client.clone(), prefix, 0..1, ttl)
+        .await
+        .unwrap();
+    let fast = || WallClock.now() + 5_000_000_000;
+    let old_clock = old.clock_with(Clock::builder().time(fast)).await.unwrap();
+    let mut ids: Vec<Guid> = Vec::new();
+    let until = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < until && ids.len() < 200_000 {
+        ids.push(old_clock.g().expect("the holder issues"));
+    }
+    let old_max = *ids.iter().max().unwrap();
+    assert!(
+        old_max.epoch() > SystemTime::now() + Duration::from_secs(4),
+        "ids ahead"
+    );
+
+    let killed = Instant::now();
+    drop(old); // a crash: no revoke, the keep-alive stops
+    assert!(matches!(old_clock.g(), Err(Error::Lost)));
+
+    let new = Options::default()
+        .when_full(WhenFull::Wait(Duration::from_secs(10)))
+        .acquire(client.clone(), prefix, 0..1, ttl)
+        .await
+        .unwrap();
+    let waited = killed.elapsed();
+    assert_eq!(new.node(), 0);
+    assert!(
+        waited >= Duration::from_millis(900),
+        "granted only after the TTL: {waited:?}"
+    );
+    assert!(
+        new.not_before() >= old_max.epoch(),
+        "horizon {:?} is later than every old id, the last at {:?}",
+        new.not_before(),
+        old_max.epoch()
+    );
+    let new_clock = new.clock().await.unwrap();
+    let first = new_clock.g().unwrap();
+    assert!(first > old_max && first.epoch() > old_max.epoch());
+    for _ in 0..10_000 {
+        ids.push(new_clock.g().unwrap());
+    }
+    let checked = assert_unique(&mut ids);
+    println!("killed holder: {checked} ids, 0 duplicates, new holder granted after {waited:?}");
+    new.release().await.unwrap();
+}
+
+/// A holder cut off from etcd stops issuing ids at least the safety
+/// margin before etcd grants its node id to another process, and learns
+/// it lost the lease once it can reach etcd again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_off_holder_stops_a_margin_before_another_is_granted() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let proxy = Proxy::start(etcd.port()).await;
+    let prefix = "/fleet/margin";
+    let ttl = Duration::from_secs(2);
+    let margin = Duration::from_millis(600);
+    let options = Options::default()
+        .margin(margin)
+        .interval(Duration::from_millis(300))
+        .timeout(Duration::from_millis(300));
+
+    let cut_off = support::connect(&proxy.endpoint()).await;
+    let a = options.acquire(cut_off, prefix, 0..1, ttl).await.unwrap();
+    assert_eq!(a.ttl(), ttl);
+    let clock = Arc::new(a.clock().await.unwrap());
+
+    // A issues ids without pause and notes when the last one was made.
+    let stop = Arc::new(AtomicBool::new(false));
+    let issuer = {
+        let (clock, stop) = (clock.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut ids = Vec::new();
+            let mut last_ok = Instant::now();
+            let mut refusals = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                match clock.g() {
+                    Ok(id) => {
+                        ids.push(id);
+                        last_ok = Instant::now();
+                    }
+                    Err(e) => {
+                        refusals.push(e.to_string());
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                if ids.len() % 64 == 0 {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+            (ids, last_ok, refusals)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let cut = Instant::now();
+    proxy.cut();
+
+    // B, connected directly, waits for the id.
+    let b = options
+        .clone()
+        .when_full(WhenFull::Wait(Duration::from_secs(10)))
+        .acquire(etcd.client().await, prefix, 0..1, ttl)
+        .await
+        .unwrap();
+    let granted = Instant::now();
+    stop.store(true, Ordering::Relaxed);
+    let (mut ids, last_ok, refusals) = issuer.join().unwrap();
+
+    assert!(last_ok > cut, "A kept issuing while its lease was valid");
+    assert!(
+        last_ok - cut <= ttl - margin,
+        "A stopped within TTL - margin of the cut"
+    );
+    let gap = granted - last_ok;
+    assert!(
+        gap >= margin - Duration::from_millis(50),
+        "A's last id came {gap:?} before B's grant; the margin is {margin:?}"
+    );
+    assert!(
+        refusals.iter().all(|r| r == &Error::Expired.to_string()),
+        "{refusals:?}"
+    );
+    assert!(matches!(clock.g(), Err(Error::Expired)));
+
+    // Back in touch, A finds its claim gone and knows it for good.
+    proxy.heal().await;
+    let until = Instant::now() + Duration::from_secs(10);
+    while !matches!(clock.g(), Err(Error::Lost)) {
+        assert!(Instant::now() < until, "A never learned it lost the lease");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let b_clock = b.clock().await.unwrap();
+    let a_max = *ids.iter().max().unwrap();
+    let b_first = b_clock.g().unwrap();
+    assert!(b_first > a_max, "B starts after A's horizon");
+    ids.push(b_first);
+    for _ in 0..10_000 {
+        ids.push(b_clock.g().unwrap());
+    }
+    let checked = assert_unique(&mut ids);
+    println!(
+        "cut-off holder: stopped {:?} after the cut, {gap:?} before the next grant \
+         (margin {margin:?}); {checked} ids, 0 duplicates",
+        last_ok - cut
+    );
+    b.release().await.unwrap();
+    drop(a);
+}
