@@ -211,7 +211,7 @@ impl Drop for Proxy {
 }
 
 /// Asserts that no id occurs twice; returns how many were checked.
-pub fn assert_unique<T: Ord + Copy + std::fmt::Debug>(ids: &mut Vec<T>) -> usize {
+pub fn assert_unique<T: Ord + Copy + std::fmt::Debug>(ids: &mut [T]) -> usize {
     ids.sort_unstable();
     if let Some(pair) = ids.windows(2).find(|w| w[0] == w[1]) {
         panic!("duplicate id {:?}", pair[0]);
