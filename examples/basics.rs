@@ -10,7 +10,12 @@ fn main() -> Result<(), guid::Error> {
     let b = guid::g(&guid::CLOCK);
     assert!(a.before(&b));
     println!("global ids:     {a} < {b}");
-    println!("made at:        {:?} on node {:#010x}, seq {}", a.epoch(), a.node(), a.seq());
+    println!(
+        "made at:        {:?} on node {:#010x}, seq {}",
+        a.epoch(),
+        a.node(),
+        a.seq()
+    );
 
     // Encodings: the sortable string, base62, bytes.
     let parsed: Guid = a.to_string().parse()?;

@@ -14,7 +14,11 @@ struct Event {
 
 fn main() -> Result<(), serde_json::Error> {
     let id = guid::g(&guid::CLOCK);
-    let event = Event { id, parent: Some(id.to_l64()), name: "created".into() };
+    let event = Event {
+        id,
+        parent: Some(id.to_l64()),
+        name: "created".into(),
+    };
     let json = serde_json::to_string(&event)?;
     println!("{json}");
     assert_eq!(serde_json::from_str::<Event>(&json)?, event);
