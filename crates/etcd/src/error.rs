@@ -36,6 +36,9 @@ pub enum Error {
     },
     /// The settings cannot work together.
     Config(&'static str),
+    /// The id library refused: a node id that does not fit the flake
+    /// layout, or a layout whose time has run out.
+    Id(guid::Error),
 }
 
 impl fmt::Display for Error {
@@ -49,6 +52,7 @@ impl fmt::Display for Error {
             Error::Lost => f.write_str("lease lost"),
             Error::Corrupt { key } => write!(f, "unreadable value at key {key}"),
             Error::Config(why) => write!(f, "invalid lease settings: {why}"),
+            Error::Id(e) => write!(f, "id: {e}"),
         }
     }
 }
@@ -57,6 +61,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Etcd(e) => Some(e),
+            Error::Id(e) => Some(e),
             _ => None,
         }
     }
@@ -65,6 +70,12 @@ impl std::error::Error for Error {
 impl From<etcd_client::Error> for Error {
     fn from(e: etcd_client::Error) -> Self {
         Error::Etcd(e)
+    }
+}
+
+impl From<guid::Error> for Error {
+    fn from(e: guid::Error) -> Self {
+        Error::Id(e)
     }
 }
 

@@ -49,6 +49,7 @@
 
 mod clock;
 mod error;
+mod flake;
 mod keys;
 mod lease;
 mod options;
@@ -56,6 +57,7 @@ mod validity;
 
 pub use crate::clock::LeasedClock;
 pub use crate::error::{Error, Result};
+pub use crate::flake::LeasedFlakeClock;
 pub use crate::lease::NodeLease;
 pub use crate::options::{Options, WhenFull};
 pub use etcd_client;

@@ -13,7 +13,7 @@
 //!   starts after it, so an id is issued only if its time is not past it.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::Notify;
 
@@ -147,6 +147,11 @@ impl Validity {
 
 pub(crate) fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_nanos(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, nanos)
 }
 
 #[cfg(test)]

@@ -176,3 +176,60 @@ async fn a_cut_off_holder_stops_a_margin_before_another_is_granted() {
     b.release().await.unwrap();
     drop(a);
 }
+
+/// The same hand-over with flake clocks (41/10/12): the next holder's
+/// first id is past every id of the killed one, whose clock ran 3 s fast.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_flake_holder_starts_after_every_id_of_a_killed_one() {
+    use guid::flake::{self, Layout};
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let client = etcd.client().await;
+    let (prefix, ttl, layout) = ("/fleet/flake", Duration::from_secs(1), Layout::NOEQD);
+
+    let old = NodeLease::acquire(client.clone(), prefix, 0..1024, ttl)
+        .await
+        .unwrap();
+    let fast = || WallClock.now() + 3_000_000_000;
+    let old_clock = old
+        .flake_clock(flake::Clock::builder(layout).time(fast))
+        .await
+        .unwrap();
+    let mut ids = vec![0u64; 50_000];
+    for chunk in ids.chunks_mut(100) {
+        old_clock.fill(chunk).expect("the holder issues");
+    }
+    let old_max = *ids.iter().max().unwrap();
+    assert_eq!(
+        layout.decompose(old_max).unwrap().node,
+        u64::from(old.node())
+    );
+    drop(old);
+
+    let new = Options::default()
+        .when_full(WhenFull::Wait(Duration::from_secs(10)))
+        .acquire(client.clone(), prefix, 0..1, ttl)
+        .await
+        .unwrap();
+    assert_eq!(new.node(), 0);
+    assert!(new.not_before() >= layout.time_of(old_max).unwrap());
+    let new_clock = new
+        .flake_clock(flake::Clock::builder(layout))
+        .await
+        .unwrap();
+    let first = new_clock.next().unwrap();
+    assert!(first > old_max, "{first} after {old_max}");
+    ids.extend((0..10_000).map(|_| new_clock.next().unwrap()));
+    let checked = assert_unique(&mut ids);
+    println!("killed flake holder: {checked} ids, 0 duplicates");
+
+    // A leased id that does not fit the layout's node bits is refused.
+    let wide = Layout::snowcast(7).unwrap();
+    let many = NodeLease::acquire(client.clone(), "/fleet/wide", 200..300, ttl)
+        .await
+        .unwrap();
+    let refused = many.flake_clock(flake::Clock::builder(wide)).await;
+    assert!(matches!(refused, Err(Error::Id(_))), "{refused:?}");
+    new.release().await.unwrap();
+}
