@@ -1,16 +1,16 @@
 //! The clock: a lock-free, strictly monotonic source of ids.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::SystemTime;
 
 use crate::drift::Drift;
 use crate::guid::Guid;
-use crate::layout::{self, SEQ_BITS, SEQ_MAX};
+use crate::health::{Health, Watch};
+use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK};
 use crate::local::Luid;
 use crate::node;
-use crate::time::{TimeSource, WallClock, unix_nanos};
+use crate::time::{Source, TimeSource, unix_nanos};
 
 /// Makes ids: a node id, a drift, a time source and the last id's state.
 ///
@@ -27,6 +27,9 @@ use crate::time::{TimeSource, WallClock, unix_nanos};
 /// | the source jumps forward | the new tick wins the `max`, sequence 0 |
 /// | restart | [`Builder::not_before`] or [`Builder::restore`] start past every id made before |
 ///
+/// Steps back, borrowed ticks and the largest lead are counted off the
+/// common path and read with [`Clock::health`].
+///
 /// An inverse clock ([`Builder::inverse`]) mirrors all of this: it reads
 /// `u64::MAX - now`, takes the `min` and counts down, so its ids strictly
 /// decrease.
@@ -37,20 +40,15 @@ use crate::time::{TimeSource, WallClock, unix_nanos};
 pub struct Clock {
     state: AtomicU64,
     source: Source,
+    /// The latest source tick seen and the rare events, on a line of their
+    /// own: read by every id, written once per tick or per event.
+    watch: Box<Watch>,
     node: u32,
     drift: Drift,
     inverse: bool,
 }
 
 const _: () = assert!(size_of::<Clock>() == 64);
-
-/// Where a clock reads the time: the wall clock is called directly, any
-/// other source through a shared trait object.
-#[derive(Clone)]
-enum Source {
-    Wall,
-    Custom(Arc<dyn TimeSource>),
-}
 
 impl Clock {
     /// A clock with a random node id, the default drift and the wall clock.
@@ -118,20 +116,20 @@ impl Clock {
         Snapshot(self.state.load(Relaxed))
     }
 
-    /// The current tick of the source, mirrored for an inverse clock.
-    #[inline]
-    fn now_tick(&self) -> u64 {
-        let ns = match &self.source {
-            Source::Wall => WallClock.now(),
-            Source::Custom(source) => source.now(),
-        };
-        layout::tick(if self.inverse { u64::MAX - ns } else { ns })
+    /// The rare events met so far (units of one tick, 2^17 ns).
+    pub fn health(&self) -> Health {
+        self.watch.health(1 << layout::TICK_SHIFT)
     }
 
     /// Reserves `n >= 1` consecutive states and returns the first.
     #[inline]
     fn reserve(&self, n: u64) -> u64 {
-        let now = self.now_tick() << SEQ_BITS;
+        let seen = self.watch.seen();
+        let raw = layout::tick(self.source.now());
+        self.watch.observe(seen, raw);
+        // The tick of `u64::MAX - ns` is exactly `TICK_MASK - tick(ns)`.
+        let now_tick = if self.inverse { TICK_MASK - raw } else { raw };
+        let now = now_tick << SEQ_BITS;
         let mut cur = self.state.load(Relaxed);
         loop {
             // Forward: past both the last state and the start of this tick.
@@ -147,7 +145,17 @@ impl Clock {
                 .state
                 .compare_exchange_weak(cur, last, Relaxed, Relaxed)
             {
-                Ok(_) => return first,
+                Ok(_) => {
+                    let (prev, last) = (cur >> SEQ_BITS, last >> SEQ_BITS);
+                    // Health counts forward: an inverse tick is mirrored back.
+                    if self.inverse && last < now_tick {
+                        let forward = |t: u64| TICK_MASK.saturating_sub(t);
+                        self.watch.ran_ahead(forward(prev), raw, forward(last));
+                    } else if !self.inverse && last > now_tick {
+                        self.watch.ran_ahead(prev, raw, last);
+                    }
+                    return first;
+                }
                 Err(seen) => cur = seen,
             }
         }
@@ -183,7 +191,7 @@ impl fmt::Debug for Clock {
             .field("node", &format_args!("{:#010x}", self.node))
             .field("drift", &self.drift)
             .field("inverse", &self.inverse)
-            .field("wall", &matches!(self.source, Source::Wall))
+            .field("wall", &self.source.is_wall())
             .field("state", &self.state.load(Relaxed))
             .finish()
     }
@@ -263,7 +271,7 @@ impl Builder {
 
     /// Reads time from `source` instead of the wall clock.
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
+        self.source = Source::custom(source);
         self
     }
 
@@ -308,6 +316,7 @@ impl Builder {
         Clock {
             state: AtomicU64::new(state),
             source: self.source,
+            watch: Box::new(Watch::new(self.not_before.map_or(0, layout::tick))),
             node: self.node.unwrap_or_else(node::random),
             drift: self.drift,
             inverse: self.inverse,

@@ -59,13 +59,13 @@
 //! ids in both cases.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::time::{TimeSource, WallClock, unix_nanos};
+use crate::health::{Health, Watch};
+use crate::time::{Source, TimeSource, unix_nanos};
 
 /// The epoch of Twitter's snowflake and noeqd, in Unix milliseconds
 /// (2010-11-04 01:42:54.657 UTC).
@@ -355,72 +355,18 @@ pub fn noeqd_node(datacenter: u64, worker: u64) -> Result<u64> {
 /// ```
 pub struct Clock {
     state: Line,
-    /// The latest source unit the clock has seen (or was told has passed):
-    /// written once per unit, not per id.
-    seen: AtomicU64,
+    /// The latest source unit seen, and the rare events.
+    watch: Watch,
     layout: Layout,
     /// The node id, shifted into place.
     node: u64,
     max_lead: u64,
     source: Source,
-    health: Counters,
 }
 
 /// The clock's state alone on a cache line: it is the word every id writes.
 #[repr(align(64))]
 struct Line(AtomicU64);
-
-/// Counters of rare events, written only when one happens.
-#[repr(align(64))]
-#[derive(Default)]
-struct Counters {
-    steps_back: AtomicU64,
-    /// The `seen` value of the last step back counted, so that one step
-    /// is counted once however many ids are made before the source is back.
-    step_mark: AtomicU64,
-    max_step: AtomicU64,
-    borrowed: AtomicU64,
-    max_lead: AtomicU64,
-    waits: AtomicU64,
-}
-
-/// Where a clock reads the time.
-#[derive(Clone)]
-enum Source {
-    Wall,
-    Custom(Arc<dyn TimeSource>),
-}
-
-impl Source {
-    #[inline]
-    fn now(&self) -> u64 {
-        match self {
-            Source::Wall => WallClock.now(),
-            Source::Custom(source) => source.now(),
-        }
-    }
-}
-
-/// The rare events a [`Clock`] has met, read with [`Clock::health`].
-///
-/// Counting them costs the common path nothing: a counter is written only
-/// when its event happens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Health {
-    /// How often the source was found behind a time it had shown before (or
-    /// behind [`Builder::not_before`]): the system clock stepped back.
-    pub steps_back: u64,
-    /// The largest such step.
-    pub max_step_back: Duration,
-    /// Time units the clock borrowed ahead of its source because the
-    /// sequence of a unit ran out.
-    pub borrowed: u64,
-    /// The largest lead of an issued id's time over the source's.
-    pub max_lead: Duration,
-    /// Calls that waited for the source because borrowing further would
-    /// have passed [`Builder::max_lead`].
-    pub waits: u64,
-}
 
 impl Clock {
     /// Configures a clock for `layout`.
@@ -481,14 +427,7 @@ impl Clock {
 
     /// The rare events met so far.
     pub fn health(&self) -> Health {
-        let h = &self.health;
-        Health {
-            steps_back: h.steps_back.load(Relaxed),
-            max_step_back: units_to_duration(h.max_step.load(Relaxed), &self.layout),
-            borrowed: h.borrowed.load(Relaxed),
-            max_lead: units_to_duration(h.max_lead.load(Relaxed), &self.layout),
-            waits: h.waits.load(Relaxed),
-        }
+        self.watch.health(self.layout.unit_ns)
     }
 
     /// The id of a state.
@@ -507,14 +446,9 @@ impl Clock {
         loop {
             // `seen` is read before the source, so a reading another thread
             // published is never mistaken for a step back.
-            let seen = self.seen.load(Acquire);
+            let seen = self.watch.seen();
             let now = layout.units_of_nanos(self.source.now());
-            let behind = now < seen;
-            if now > seen {
-                self.seen.fetch_max(now, Release);
-            } else if behind {
-                self.stepped_back(seen, now);
-            }
+            let behind = self.watch.observe(seen, now);
             let floor = if now > layout.max_time() {
                 u64::MAX
             } else {
@@ -540,7 +474,7 @@ impl Clock {
                 if !behind && first_unit > now && last_unit > now.saturating_add(self.max_lead) {
                     if !waited {
                         waited = true;
-                        self.health.waits.fetch_add(1, Relaxed);
+                        self.watch.waited();
                     }
                     self.nap(first_unit.min(last_unit - self.max_lead));
                     break;
@@ -552,41 +486,13 @@ impl Clock {
                 {
                     Ok(_) => {
                         if last_unit > now {
-                            self.ran_ahead(cur >> s, now, last_unit);
+                            self.watch.ran_ahead(cur >> s, now, last_unit);
                         }
                         return Ok(first);
                     }
                     Err(seen) => cur = seen,
                 }
             }
-        }
-    }
-
-    /// Records a source found behind a unit it had shown before.
-    #[cold]
-    fn stepped_back(&self, seen: u64, now: u64) {
-        let h = &self.health;
-        if h.step_mark.load(Relaxed) != seen && h.step_mark.swap(seen, Relaxed) != seen {
-            h.steps_back.fetch_add(1, Relaxed);
-        }
-        let step = seen - now;
-        if step > h.max_step.load(Relaxed) {
-            h.max_step.fetch_max(step, Relaxed);
-        }
-    }
-
-    /// Records ids issued ahead of the source: units borrowed past both the
-    /// previous id and the source, and the largest lead.
-    #[cold]
-    fn ran_ahead(&self, prev_unit: u64, now: u64, last_unit: u64) {
-        let h = &self.health;
-        let base = prev_unit.max(now);
-        if last_unit > base {
-            h.borrowed.fetch_add(last_unit - base, Relaxed);
-        }
-        let lead = last_unit - now;
-        if lead > h.max_lead.load(Relaxed) {
-            h.max_lead.fetch_max(lead, Relaxed);
         }
     }
 
@@ -617,7 +523,7 @@ impl fmt::Debug for Clock {
             .field("layout", &self.layout)
             .field("node", &self.node())
             .field("max_lead", &self.max_lead())
-            .field("wall", &matches!(self.source, Source::Wall))
+            .field("wall", &self.source.is_wall())
             .field("state", &self.state.0.load(Relaxed))
             .field("health", &self.health())
             .finish()
@@ -644,7 +550,7 @@ impl Builder {
 
     /// Reads time from `source` instead of the wall clock.
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
+        self.source = Source::custom(source);
         self
     }
 
@@ -683,12 +589,11 @@ impl Builder {
         let lead = self.max_lead.as_nanos() / u128::from(layout.unit_ns);
         Ok(Clock {
             state: Line(AtomicU64::new(state)),
-            seen: AtomicU64::new(seen),
+            watch: Watch::new(seen),
             layout,
             node: self.node << layout.seq,
             max_lead: u64::try_from(lead).unwrap_or(u64::MAX),
             source: self.source,
-            health: Counters::default(),
         })
     }
 }

@@ -76,6 +76,7 @@ mod encoding;
 mod error;
 pub mod flake;
 mod guid;
+mod health;
 mod layout;
 mod local;
 pub mod node;
@@ -93,6 +94,7 @@ pub use crate::clock::{Builder, Clock, Snapshot};
 pub use crate::drift::Drift;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::guid::Guid;
+pub use crate::health::Health;
 pub use crate::local::Luid;
 pub use crate::time::{MockTime, TimeSource, WallClock};
 

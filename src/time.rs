@@ -73,6 +73,35 @@ impl TimeSource for MockTime {
     }
 }
 
+/// Where a clock reads the time: the wall clock is called directly, any
+/// other source through a shared trait object.
+#[derive(Clone)]
+pub(crate) enum Source {
+    Wall,
+    Custom(Arc<dyn TimeSource>),
+}
+
+impl Source {
+    /// A custom source.
+    pub(crate) fn custom(source: impl TimeSource + 'static) -> Source {
+        Source::Custom(Arc::new(source))
+    }
+
+    /// Unix nanoseconds.
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        match self {
+            Source::Wall => WallClock.now(),
+            Source::Custom(source) => source.now(),
+        }
+    }
+
+    /// Whether this is the wall clock.
+    pub(crate) fn is_wall(&self) -> bool {
+        matches!(self, Source::Wall)
+    }
+}
+
 /// Nanoseconds since the Unix epoch; 0 before it, saturating past 2554.
 pub(crate) fn unix_nanos(t: SystemTime) -> u64 {
     match t.duration_since(UNIX_EPOCH) {

@@ -323,3 +323,42 @@ fn inverse_ids_decrease_with_time() {
     assert!(b < a);
     assert_eq!(a.time(), (u64::MAX - T0) >> 17 << 17);
 }
+
+/// Steps back, borrowed ticks and the lead are counted, once per event.
+#[test]
+fn health_counts_steps_back_and_borrowed_ticks() {
+    for inverse in [false, true] {
+        let time = MockTime::new(T0);
+        let clock = mock_clock(&time, inverse);
+        clock.g();
+        assert_eq!(clock.health(), guid::Health::default());
+
+        time.step_back(SEC);
+        for _ in 0..1000 {
+            clock.g();
+        }
+        let h = clock.health();
+        assert_eq!(h.steps_back, 1, "one step, however many ids follow");
+        let tick = Duration::from_nanos(TICK);
+        assert!(
+            h.max_step_back >= Duration::from_nanos(SEC) - tick
+                && h.max_step_back <= Duration::from_nanos(SEC) + tick
+        );
+        assert_eq!(h.borrowed, 0);
+        assert!(h.max_lead >= Duration::from_nanos(SEC) - tick, "{h:?}");
+
+        // A frozen source past the old time: 50,000 ids borrow 3 ticks.
+        let fresh = MockTime::new(T0);
+        let clock = mock_clock(&fresh, inverse);
+        for _ in 0..50_000 {
+            clock.g();
+        }
+        let h = clock.health();
+        assert_eq!(
+            (h.steps_back, h.borrowed, h.waits),
+            (0, 3, 0),
+            "inverse {inverse}"
+        );
+        assert_eq!(h.max_lead, tick * 3);
+    }
+}
