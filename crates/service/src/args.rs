@@ -1,0 +1,355 @@
+//! `guid serve` flags, as noeqd users type them, and its `main`.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, UNIX_EPOCH};
+
+use guid::flake::{self, Layout};
+
+use crate::error::Error;
+use crate::log::Log;
+use crate::server::{Config, Listeners, run};
+
+/// The flags of `guid serve` (noeqd's `-l`, `-d`, `-w`, `-t`, and more).
+///
+/// The token comes from the `NOEQ_TOKEN` environment variable, as in noeqd,
+/// or from `--token-file`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Address for 64-bit ids (":4444" means every interface, as in noeqd).
+    #[arg(
+        short = 'l',
+        long = "listen",
+        value_name = "ADDR",
+        default_value = "127.0.0.1:4444"
+    )]
+    pub listen: String,
+
+    /// Datacenter id, 0..=31 (node = datacenter << 5 | worker).
+    #[arg(
+        short = 'd',
+        long = "datacenter",
+        value_name = "ID",
+        default_value_t = 0
+    )]
+    pub datacenter: u64,
+
+    /// Worker id, 0..=31.
+    #[arg(short = 'w', long = "worker", value_name = "ID", default_value_t = 0)]
+    pub worker: u64,
+
+    /// Node id for layouts whose node is not datacenter/worker.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["datacenter", "worker"])]
+    pub node: Option<u64>,
+
+    /// Issue no id at or before this Unix time in milliseconds.
+    #[arg(short = 't', value_name = "MS")]
+    pub not_before_ms: Option<u64>,
+
+    /// Layout of 64-bit ids: noeqd (= twitter), snowcast[:NODE_BITS], redis, or TIME/NODE/SEQ bits.
+    #[arg(long, value_name = "LAYOUT", default_value = "noeqd", value_parser = parse_layout)]
+    pub layout: Layout,
+
+    /// Epoch of the layout in Unix milliseconds (default: Twitter's, 1288834974657).
+    #[arg(long, value_name = "MS")]
+    pub epoch_ms: Option<u64>,
+
+    /// Time unit of the layout (default 1ms).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub unit: Option<Duration>,
+
+    /// How far ids may run ahead of the clock when a unit's sequence runs out.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    pub max_lead: Duration,
+
+    /// State file: a time horizon saved ahead of the ids, so a restart never reuses time.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Connections served at once; more are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_conns: usize,
+
+    /// Close connections idle this long (0: never).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+
+    /// Also serve 96-bit global ids (N x 12 bytes) on this address.
+    #[arg(long = "listen-g", value_name = "ADDR")]
+    pub listen_g: Option<String>,
+
+    /// Read the token from this file instead of NOEQ_TOKEN (one trailing newline is dropped).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// Log nothing.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+impl ServeArgs {
+    /// The service settings these flags ask for (the token read from
+    /// `--token-file` or `NOEQ_TOKEN`).
+    pub fn config(&self) -> Result<Config, Error> {
+        let mut layout = self.layout;
+        if let Some(ms) = self.epoch_ms {
+            layout = layout.with_epoch_ms(ms);
+        }
+        if let Some(unit) = self.unit {
+            layout = layout.with_unit(unit)?;
+        }
+        let node = match self.node {
+            Some(node) => node,
+            None => flake::noeqd_node(self.datacenter, self.worker)?,
+        };
+        if node > layout.max_node() {
+            return Err(Error::Config(format!(
+                "node {node} does not fit the layout's {} node bits",
+                layout.node_bits()
+            )));
+        }
+        let token = match &self.token_file {
+            Some(path) => {
+                let mut t = std::fs::read(path)
+                    .map_err(|e| Error::io(format!("read {}", path.display()), e))?;
+                if t.last() == Some(&b'\n') {
+                    t.pop();
+                    if t.last() == Some(&b'\r') {
+                        t.pop();
+                    }
+                }
+                Some(t)
+            }
+            None => std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes()),
+        };
+        let mut config = Config::default();
+        config.layout = layout;
+        config.node = node;
+        config.not_before = self
+            .not_before_ms
+            .map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
+        config.max_lead = self.max_lead;
+        config.token = token;
+        config.max_conns = self.max_conns;
+        config.idle_timeout = Some(self.idle_timeout).filter(|d| !d.is_zero());
+        config.state = self.state.clone();
+        config.log = !self.quiet;
+        Ok(config)
+    }
+}
+
+/// Runs `guid serve` with `args` until SIGTERM or SIGINT: 0 after a
+/// graceful shutdown, 1 on an error, 2 on invalid settings.
+pub fn serve_main(args: ServeArgs) -> ExitCode {
+    let log = Log {
+        enabled: !args.quiet,
+    };
+    let fail = |e: &dyn std::fmt::Display, code: u8| {
+        eprintln!("guid serve: {e}");
+        ExitCode::from(code)
+    };
+    let config = match args.config() {
+        Ok(config) => config,
+        Err(e) => return fail(&e, 2),
+    };
+    let bind = |addr: &str| {
+        let addr = if addr.starts_with(':') {
+            format!("0.0.0.0{addr}")
+        } else {
+            addr.to_owned()
+        };
+        TcpListener::bind(&addr).map_err(|e| Error::io(format!("listen on {addr}"), e))
+    };
+    let listeners = match (bind(&args.listen), args.listen_g.as_deref().map(bind)) {
+        (Ok(flake), None) => Listeners::from(flake),
+        (Ok(flake), Some(Ok(global))) => Listeners {
+            flake: Some(flake),
+            global: Some(global),
+        },
+        (Err(e), _) | (_, Some(Err(e))) => return fail(&e, 1),
+    };
+    match run(listeners, config, signals(log)) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail(&e, 1),
+    }
+}
+
+/// Completes on SIGTERM or SIGINT.
+async fn signals(log: Log) {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            let name = tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            };
+            log.line(format_args!("{name} received"));
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            log.line(format_args!(
+                "cannot handle SIGTERM/SIGINT ({e}): stopping will not be graceful"
+            ));
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Parses `--layout`: `noeqd`, `twitter`, `snowcast`, `snowcast:N`,
+/// `redis` or `TIME/NODE/SEQ`.
+pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
+    let bits = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{part:?} is not a number of bits"))
+    };
+    match s.trim() {
+        "noeqd" | "twitter" | "redis" => Ok(Layout::NOEQD),
+        "snowcast" => Layout::snowcast(13).map_err(|e| e.to_string()),
+        spec => {
+            if let Some(n) = spec.strip_prefix("snowcast:") {
+                return Layout::snowcast(bits(n)?).map_err(|e| e.to_string());
+            }
+            let parts: Vec<&str> = spec.split('/').collect();
+            match parts[..] {
+                [t, n, q] => Layout::new(bits(t)?, bits(n)?, bits(q)?).map_err(|e| e.to_string()),
+                _ => Err(format!(
+                    "unknown layout {spec:?}: expected noeqd, twitter, snowcast, snowcast:N, redis or TIME/NODE/SEQ"
+                )),
+            }
+        }
+    }
+}
+
+/// Parses a duration: a number with `ns`, `us`, `ms`, `s`, `m` or `h`
+/// (seconds when bare).
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (number, unit) = s.split_at(digits);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration like 300ms, 30s or 5m"))?;
+    let per = match unit {
+        "ns" => Duration::from_nanos(1),
+        "us" | "µs" => Duration::from_micros(1),
+        "ms" => Duration::from_millis(1),
+        "" | "s" => Duration::from_secs(1),
+        "m" => Duration::from_secs(60),
+        "h" => Duration::from_secs(3600),
+        _ => {
+            return Err(format!(
+                "{s:?}: unknown unit {unit:?} (ns, us, ms, s, m or h)"
+            ));
+        }
+    };
+    u32::try_from(n)
+        .ok()
+        .and_then(|n| per.checked_mul(n))
+        .ok_or_else(|| format!("{s:?} is too long"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("guid-serve").chain(args.iter().copied()))
+            .map(|c| c.serve)
+    }
+
+    #[test]
+    fn noeqd_flags() {
+        let a = parse(&[
+            "-l",
+            "127.0.0.1:5555",
+            "-d",
+            "3",
+            "-w=7",
+            "-t",
+            "1700000000000",
+        ])
+        .unwrap();
+        assert_eq!(a.listen, "127.0.0.1:5555");
+        let c = a.config().unwrap();
+        assert_eq!(c.node, 3 << 5 | 7);
+        assert_eq!(c.layout, Layout::NOEQD);
+        assert_eq!(
+            c.not_before,
+            Some(UNIX_EPOCH + Duration::from_millis(1_700_000_000_000))
+        );
+        let d = parse(&[]).unwrap();
+        assert_eq!(d.listen, "127.0.0.1:4444");
+        assert_eq!(
+            d.config().unwrap().idle_timeout,
+            Some(Duration::from_secs(300))
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_errors() {
+        assert!(parse(&["-d", "32"]).unwrap().config().is_err());
+        assert!(parse(&["-w", "32"]).unwrap().config().is_err());
+        assert!(parse(&["--node", "1", "-d", "1"]).is_err());
+        assert!(parse(&["--layout", "41/10/13"]).is_err());
+        assert!(parse(&["--layout", "snowcast:14"]).is_err());
+        assert!(parse(&["--layout", "fancy"]).is_err());
+        assert!(parse(&["--idle-timeout", "5 parsecs"]).is_err());
+        let big_node = parse(&["--layout", "51/4/8", "--node", "16"]).unwrap();
+        assert!(matches!(big_node.config(), Err(Error::Config(_))));
+        assert!(parse(&["--unit", "0ms"]).unwrap().config().is_err());
+    }
+
+    #[test]
+    fn layouts() {
+        assert_eq!(parse_layout("twitter").unwrap(), Layout::NOEQD);
+        assert_eq!(
+            parse_layout("snowcast").unwrap(),
+            Layout::snowcast(13).unwrap()
+        );
+        assert_eq!(
+            parse_layout("snowcast:7").unwrap(),
+            Layout::snowcast(7).unwrap()
+        );
+        assert_eq!(
+            parse_layout("39/16/8").unwrap(),
+            Layout::new(39, 16, 8).unwrap()
+        );
+        let a = parse(&[
+            "--layout",
+            "redis",
+            "--epoch-ms",
+            "1420070400000",
+            "--unit",
+            "10ms",
+        ])
+        .unwrap();
+        let l = a.config().unwrap().layout;
+        assert_eq!(
+            l.epoch(),
+            UNIX_EPOCH + Duration::from_millis(1_420_070_400_000)
+        );
+        assert_eq!(l.unit(), Duration::from_millis(10));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        for bad in ["", "ms", "-1s", "1.5s", "3 days", "99999999999h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

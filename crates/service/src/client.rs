@@ -1,0 +1,355 @@
+//! A client of the id service that moves to another address when one
+//! fails, as noeqd's README asks of clients ("Failure Recovery").
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::marker::PhantomData;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use guid::{Drift, Guid};
+
+use crate::protocol::{self, MAX_IDS};
+
+/// An id the service sends: `u64` (64-bit flake ids, 8 bytes) or [`Guid`]
+/// (96-bit global ids, 12 bytes).
+pub trait Id: Copy + Ord + sealed::Sealed {
+    /// Bytes per id on the wire.
+    const BYTES: usize;
+    /// The id of `bytes` (exactly [`Id::BYTES`] long), if valid.
+    fn decode(bytes: &[u8]) -> Option<Self>;
+    /// A placeholder value for buffers.
+    fn placeholder() -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for guid::Guid {}
+}
+
+impl Id for u64 {
+    const BYTES: usize = 8;
+    fn decode(bytes: &[u8]) -> Option<u64> {
+        Some(u64::from_be_bytes(bytes.try_into().ok()?))
+    }
+    fn placeholder() -> u64 {
+        0
+    }
+}
+
+impl Id for Guid {
+    const BYTES: usize = Guid::BYTES;
+    fn decode(bytes: &[u8]) -> Option<Guid> {
+        Guid::from_slice(bytes).ok()
+    }
+    fn placeholder() -> Guid {
+        Guid::zero(Drift::DEFAULT)
+    }
+}
+
+/// Why the client could not hand out ids.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// No address was given, or none resolved.
+    NoAddress,
+    /// The token is longer than the protocol's 255 bytes.
+    TokenTooLong(usize),
+    /// Every attempt failed: the retry budget of one call is spent.
+    Failed {
+        /// Connections tried or broken during the call.
+        attempts: u32,
+        /// The last error met.
+        last: io::Error,
+    },
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::NoAddress => f.write_str("no address to connect to"),
+            ClientError::TokenTooLong(n) => {
+                write!(f, "token is {n} bytes, the protocol allows at most 255")
+            }
+            ClientError::Failed { attempts, last } => {
+                write!(
+                    f,
+                    "every address failed ({attempts} attempts), last: {last}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Failed { last, .. } => Some(last),
+            _ => None,
+        }
+    }
+}
+
+/// Requests sent at once by [`Client::fill`] before reading the replies.
+const PIPELINE: usize = 16;
+
+/// The default retry budget of one call (the Redis id talk's five).
+pub const DEFAULT_RETRIES: u32 = 5;
+
+/// The default connect, read and write timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A connection to one of several id servers.
+///
+/// On a broken or closed connection, a timeout, or ids that do not
+/// increase, it connects to another address chosen at random and asks
+/// again; one call gives up after [`Client::retries`] failures with
+/// [`ClientError::Failed`]. Ids of one connection are checked to increase;
+/// ids from different servers are unique (given distinct node ids) but not
+/// ordered.
+///
+/// ```no_run
+/// use kguid_service::Client;
+/// let mut ids = Client::connect(["10.0.0.1:4444", "10.0.0.2:4444"], Some(b"secret"))?;
+/// let one: u64 = ids.next()?;
+/// let many: Vec<u64> = ids.next_n(1_000)?; // four requests, pipelined
+/// let mut global = Client::connect_g(["10.0.0.1:4445"], None)?;
+/// let g: guid::Guid = global.next()?;
+/// # Ok::<(), kguid_service::ClientError>(())
+/// ```
+pub struct Client<T: Id = u64> {
+    addrs: Vec<SocketAddr>,
+    preamble: Option<Vec<u8>>,
+    retries: u32,
+    timeout: Duration,
+    conn: Option<Conn<T>>,
+    /// The address of the last connection, avoided on failover.
+    last_addr: Option<usize>,
+    buf: Vec<u8>,
+    _id: PhantomData<T>,
+}
+
+struct Conn<T> {
+    stream: TcpStream,
+    addr: usize,
+    last: Option<T>,
+}
+
+impl Client<u64> {
+    /// Connects to one of `addrs` for 64-bit ids, authenticating with
+    /// `token` if given.
+    pub fn connect<A: ToSocketAddrs>(
+        addrs: impl IntoIterator<Item = A>,
+        token: Option<&[u8]>,
+    ) -> Result<Client<u64>, ClientError> {
+        Client::open(addrs, token)
+    }
+}
+
+impl Client<Guid> {
+    /// Connects to one of `addrs` (the service's 96-bit listeners) for
+    /// global ids.
+    pub fn connect_g<A: ToSocketAddrs>(
+        addrs: impl IntoIterator<Item = A>,
+        token: Option<&[u8]>,
+    ) -> Result<Client<Guid>, ClientError> {
+        Client::open(addrs, token)
+    }
+}
+
+impl<T: Id> Client<T> {
+    fn open<A: ToSocketAddrs>(
+        addrs: impl IntoIterator<Item = A>,
+        token: Option<&[u8]>,
+    ) -> Result<Client<T>, ClientError> {
+        let addrs: Vec<SocketAddr> = addrs
+            .into_iter()
+            .filter_map(|a| a.to_socket_addrs().ok())
+            .flatten()
+            .collect();
+        if addrs.is_empty() {
+            return Err(ClientError::NoAddress);
+        }
+        let preamble = match token.filter(|t| !t.is_empty()) {
+            None => None,
+            Some(t) => Some(protocol::auth_preamble(t).ok_or(ClientError::TokenTooLong(t.len()))?),
+        };
+        let mut client = Client {
+            addrs,
+            preamble,
+            retries: DEFAULT_RETRIES,
+            timeout: DEFAULT_TIMEOUT,
+            conn: None,
+            last_addr: None,
+            buf: Vec::new(),
+            _id: PhantomData,
+        };
+        let mut failures = 0;
+        client.reconnect(&mut failures)?;
+        Ok(client)
+    }
+
+    /// Sets the retry budget of one call (default [`DEFAULT_RETRIES`]).
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// Sets the connect, read and write timeout (default [`DEFAULT_TIMEOUT`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        if let Some(c) = &self.conn {
+            let _ = set_timeouts(&c.stream, timeout);
+        }
+        self
+    }
+
+    /// The address of the current connection.
+    pub fn addr(&self) -> Option<SocketAddr> {
+        self.conn.as_ref().map(|c| self.addrs[c.addr])
+    }
+
+    /// One id.
+    pub fn next(&mut self) -> Result<T, ClientError> {
+        let mut one = [T::placeholder()];
+        self.fill(&mut one)?;
+        Ok(one[0])
+    }
+
+    /// `n` ids, asked for in requests of at most 255.
+    pub fn next_n(&mut self, n: usize) -> Result<Vec<T>, ClientError> {
+        let mut ids = vec![T::placeholder(); n];
+        self.fill(&mut ids)?;
+        Ok(ids)
+    }
+
+    /// Fills `ids`, asking for at most 16 requests of 255 ids at a time.
+    pub fn fill(&mut self, ids: &mut [T]) -> Result<(), ClientError> {
+        let mut done = 0;
+        let mut failures = 0;
+        while done < ids.len() {
+            if self.conn.is_none() {
+                self.reconnect(&mut failures)?;
+            }
+            match self.exchange(&mut ids[done..]) {
+                Ok(n) => done += n,
+                Err(e) => {
+                    self.conn = None;
+                    failures += 1;
+                    if failures > self.retries {
+                        return Err(ClientError::Failed {
+                            attempts: failures,
+                            last: e,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends pipelined requests for the start of `ids` and reads the
+    /// replies; returns how many ids it filled.
+    fn exchange(&mut self, ids: &mut [T]) -> io::Result<usize> {
+        let Some(conn) = &mut self.conn else {
+            return Err(io::ErrorKind::NotConnected.into());
+        };
+        let n = ids.len().min(PIPELINE * MAX_IDS);
+        let mut requests = [0u8; PIPELINE];
+        let mut count = 0;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(MAX_IDS);
+            requests[count] = k as u8;
+            count += 1;
+            left -= k;
+        }
+        conn.stream.write_all(&requests[..count])?;
+        self.buf.resize(n * T::BYTES, 0);
+        conn.stream.read_exact(&mut self.buf)?;
+        for (slot, bytes) in ids[..n].iter_mut().zip(self.buf.chunks_exact(T::BYTES)) {
+            let id = T::decode(bytes).ok_or_else(|| {
+                io::Error::new(io::ErrorKind::InvalidData, "the server sent an invalid id")
+            })?;
+            if conn.last.is_some_and(|last| id <= last) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the server sent an id not after the one before",
+                ));
+            }
+            conn.last = Some(id);
+            *slot = id;
+        }
+        Ok(n)
+    }
+
+    /// Connects to a random address other than the last one (when there is
+    /// another), counting failures against the retry budget.
+    fn reconnect(&mut self, failures: &mut u32) -> Result<(), ClientError> {
+        if let Some(c) = self.conn.take() {
+            self.last_addr = Some(c.addr);
+        }
+        loop {
+            let addr = self.pick();
+            match self.dial(addr) {
+                Ok(stream) => {
+                    self.conn = Some(Conn {
+                        stream,
+                        addr,
+                        last: None,
+                    });
+                    self.last_addr = Some(addr);
+                    return Ok(());
+                }
+                Err(e) => {
+                    self.last_addr = Some(addr);
+                    *failures += 1;
+                    if *failures > self.retries {
+                        return Err(ClientError::Failed {
+                            attempts: *failures,
+                            last: e,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn pick(&self) -> usize {
+        let n = self.addrs.len();
+        let r = guid::node::random() as usize;
+        match self.last_addr {
+            Some(last) if n > 1 => (last + 1 + r % (n - 1)) % n,
+            _ => r % n,
+        }
+    }
+
+    fn dial(&self, addr: usize) -> io::Result<TcpStream> {
+        let mut stream = TcpStream::connect_timeout(&self.addrs[addr], self.timeout)?;
+        set_timeouts(&stream, self.timeout)?;
+        stream.set_nodelay(true)?;
+        if let Some(p) = &self.preamble {
+            stream.write_all(p)?;
+        }
+        Ok(stream)
+    }
+}
+
+fn set_timeouts(stream: &TcpStream, timeout: Duration) -> io::Result<()> {
+    let t = Some(timeout).filter(|t| !t.is_zero());
+    stream.set_read_timeout(t)?;
+    stream.set_write_timeout(t)
+}
+
+impl<T: Id> fmt::Debug for Client<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("addrs", &self.addrs)
+            .field("current", &self.addr())
+            .field("retries", &self.retries)
+            .field("timeout", &self.timeout)
+            .field("auth", &self.preamble.is_some())
+            .finish()
+    }
+}

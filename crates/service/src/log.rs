@@ -1,0 +1,58 @@
+//! One line per event on stderr, never one per request, and a rate limit
+//! for events that recur.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// The shortest time between two lines about the same recurring event.
+pub(crate) const PERIOD: Duration = Duration::from_secs(10);
+
+/// Writes event lines, or nothing when disabled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Log {
+    pub(crate) enabled: bool,
+}
+
+impl Log {
+    /// Writes one line.
+    pub(crate) fn line(&self, args: fmt::Arguments<'_>) {
+        if self.enabled {
+            eprintln!("guid serve: {args}");
+        }
+    }
+}
+
+/// The last report of a recurring event: the first is reported at once,
+/// then at most one line per [`PERIOD`] with what happened since.
+#[derive(Debug, Default)]
+pub(crate) struct Recurring<T> {
+    reported: T,
+    at: Option<Instant>,
+}
+
+impl<T: PartialEq + Clone> Recurring<T> {
+    /// `Some(previous report)` if `now` is the time to report `current`.
+    pub(crate) fn due(&mut self, current: &T, now: Instant) -> Option<T> {
+        if *current == self.reported || self.at.is_some_and(|at| now < at + PERIOD) {
+            return None;
+        }
+        self.at = Some(now);
+        Some(std::mem::replace(&mut self.reported, current.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_at_once_then_once_per_period() {
+        let mut r = Recurring::<u64>::default();
+        let t0 = Instant::now();
+        assert_eq!(r.due(&0, t0), None);
+        assert_eq!(r.due(&3, t0), Some(0));
+        assert_eq!(r.due(&5, t0 + Duration::from_secs(1)), None);
+        assert_eq!(r.due(&9, t0 + PERIOD), Some(3));
+        assert_eq!(r.due(&9, t0 + PERIOD * 3), None);
+    }
+}
