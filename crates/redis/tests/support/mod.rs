@@ -1,0 +1,90 @@
+//! Real redis-server processes for the tests and the benchmark.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A redis-server on a free 127.0.0.1 port, without persistence, killed
+/// when dropped.
+pub struct Redis {
+    child: Option<Child>,
+    port: u16,
+}
+
+/// Starts redis-server, or prints why the test is skipped and returns
+/// `None` when the binary is not installed.
+pub fn redis() -> Option<Redis> {
+    let probe = Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status();
+    if probe.is_err() {
+        eprintln!("skipped: redis-server is not installed (Debian package redis-server)");
+        return None;
+    }
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let child = Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+        .args(["--loglevel", "warning"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn redis-server");
+    let server = Redis {
+        child: Some(child),
+        port,
+    };
+    let client = redis::Client::open(server.url()).expect("url");
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ping = client
+            .get_connection_with_timeout(Duration::from_millis(200))
+            .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con));
+        if ping.is_ok() {
+            return Some(server);
+        }
+        assert!(Instant::now() < until, "redis-server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Redis {
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    pub fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(1)))
+            .expect("connection")
+    }
+
+    /// Kills the server, as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Asserts that no id occurs twice; returns how many were checked.
+pub fn assert_unique(ids: &mut [u64]) -> usize {
+    ids.sort_unstable();
+    if let Some(pair) = ids.windows(2).find(|w| w[0] == w[1]) {
+        panic!("duplicate id {}", pair[0]);
+    }
+    ids.len()
+}
