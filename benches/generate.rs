@@ -2,10 +2,6 @@
 //! the wall clock, one atomic read-modify-write) and the peers' generators,
 //! side by side in one run.
 
-// `fast-time` names the opt-in fast time source of the `guid_g_fast` slot
-// before the crate declares it.
-#![allow(unexpected_cfgs)]
-
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -38,7 +34,7 @@ fn generate(c: &mut Criterion) {
     group.bench_function("guid_l", |b| b.iter(|| guid::l(black_box(&CLOCK))));
     let inverse = Clock::builder().inverse().build();
     group.bench_function("guid_g_inverse", |b| b.iter(|| black_box(&inverse).g()));
-    #[cfg(feature = "fast-time")]
+    #[cfg(target_os = "linux")]
     fast_time(&mut group);
 
     group.throughput(Throughput::Elements(BATCH as u64));
@@ -66,11 +62,10 @@ fn generate(c: &mut Criterion) {
     group.finish();
 }
 
-/// The slot for a clock on the opt-in fast time source: fill in the
-/// source's constructor when the crate offers one behind `fast-time`.
-#[cfg(feature = "fast-time")]
+/// A clock on the opt-in coarse time source.
+#[cfg(target_os = "linux")]
 fn fast_time(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
-    let fast: Clock = Clock::builder().time(guid::FastTime::new()).build();
+    let fast: Clock = Clock::builder().time(guid::CoarseClock).build();
     group.bench_function("guid_g_fast", |b| b.iter(|| black_box(&fast).g()));
 }
 

@@ -96,6 +96,8 @@ pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::guid::Guid;
 pub use crate::health::Health;
 pub use crate::local::Luid;
+#[cfg(target_os = "linux")]
+pub use crate::time::CoarseClock;
 pub use crate::time::{MockTime, TimeSource, WallClock};
 
 /// The process-wide default clock: the wall clock, the default drift, and

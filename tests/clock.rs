@@ -362,3 +362,36 @@ fn health_counts_steps_back_and_borrowed_ticks() {
         assert_eq!(h.max_lead, tick * 3);
     }
 }
+
+/// The coarse source keeps every guarantee: many threads, no duplicate,
+/// each thread strictly increasing, and ids near the wall clock.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_coarse_clock_keeps_the_guarantees() {
+    let clock = Clock::builder().time(guid::CoarseClock).build();
+    let resolution = guid::CoarseClock::resolution();
+    assert!(
+        resolution > Duration::ZERO && resolution <= Duration::from_millis(10),
+        "{resolution:?}"
+    );
+    let start = SystemTime::now();
+    let per_thread: Vec<Vec<Guid>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| (0..100_000).map(|_| clock.g()).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ids in &per_thread {
+        assert_strict(ids, false);
+    }
+    assert_eq!(
+        duplicates(per_thread.iter().flatten().map(|g| g.to_u128())),
+        0
+    );
+    let first = per_thread.iter().map(|ids| ids[0]).min().unwrap();
+    let lag = start.duration_since(first.epoch()).unwrap_or_default();
+    assert!(
+        lag <= resolution + Duration::from_nanos(TICK),
+        "first id {lag:?} before the start"
+    );
+}
