@@ -1,0 +1,269 @@
+//! Test helpers: servers in a thread or in a child process, raw sockets.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use kguid_service::{Config, Listeners, Report, run};
+
+/// A server running `run` in a thread of this process.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub global: Option<SocketAddr>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<Result<Report, kguid_service::Error>>>,
+}
+
+impl Server {
+    pub fn start(config: Config) -> Server {
+        Server::start_with(config, false)
+    }
+
+    /// Also listens for 96-bit ids.
+    pub fn start_with(mut config: Config, global: bool) -> Server {
+        config.log = std::env::var_os("KGUID_TEST_LOG").is_some();
+        let flake = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = flake.local_addr().unwrap();
+        let global = global.then(|| TcpListener::bind("127.0.0.1:0").unwrap());
+        let global_addr = global.as_ref().map(|l| l.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let listeners = Listeners {
+            flake: Some(flake),
+            global,
+        };
+        let thread = std::thread::spawn(move || {
+            run(listeners, config, async {
+                let _ = stopped.await;
+            })
+        });
+        Server {
+            addr,
+            global: global_addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the server (as on SIGTERM) and returns its report.
+    pub fn stop(mut self) -> Report {
+        self.stop_inner().expect("server stopped with an error")
+    }
+
+    fn stop_inner(&mut self) -> Result<Report, kguid_service::Error> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.thread
+            .take()
+            .expect("running")
+            .join()
+            .expect("server thread panicked")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.stop_inner();
+        }
+    }
+}
+
+/// A raw connection with a read timeout.
+pub fn raw(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_nodelay(true).unwrap();
+    s
+}
+
+/// Reads exactly `n` bytes.
+pub fn read_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut buf = vec![0; n];
+    s.read_exact(&mut buf).unwrap();
+    buf
+}
+
+/// Reads `n` 64-bit ids.
+pub fn read_ids(s: &mut TcpStream, n: usize) -> Vec<u64> {
+    read_n(s, n * 8)
+        .chunks_exact(8)
+        .map(|c| u64::from_be_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Asks for `n` ids in one request.
+pub fn ask(s: &mut TcpStream, n: u8) -> Vec<u64> {
+    s.write_all(&[n]).unwrap();
+    read_ids(s, usize::from(n))
+}
+
+/// Whether the server closed the connection: EOF with no byte before it.
+pub fn closed(s: &mut TcpStream) -> bool {
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut b = [0u8; 1];
+    match s.read(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    }
+}
+
+/// Whether nothing arrives within `wait` (the connection stays open, silent).
+pub fn silent(s: &mut TcpStream, wait: Duration) -> bool {
+    s.set_read_timeout(Some(wait)).unwrap();
+    let mut b = [0u8; 1];
+    let r = s.read(&mut b);
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    matches!(r, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
+}
+
+/// A time source: the wall clock moved back by a shared offset (ns).
+pub fn shifted_clock(back: Arc<AtomicU64>) -> impl Fn() -> u64 + Send + Sync + 'static {
+    move || {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        now - back.load(Ordering::Relaxed)
+    }
+}
+
+/// A fresh temporary directory.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kguid-service-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A child process serving ids, killed on drop.
+pub struct ChildServer {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub stderr: Option<BufReader<ChildStderr>>,
+}
+
+impl ChildServer {
+    /// Starts the `guid-serve` binary with `args` (plus `-l 127.0.0.1:0`),
+    /// reading its address from the start line on stderr.
+    pub fn binary(args: &[&str], setup: impl FnOnce(&mut Command)) -> ChildServer {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
+        cmd.args(["-l", "127.0.0.1:0"]).args(args);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        setup(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn guid-serve");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let addr = wait_line(&mut stderr, "listening on ")
+            .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
+            .and_then(|a| a.parse().ok());
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            panic!("guid-serve did not start");
+        };
+        ChildServer {
+            child,
+            addr,
+            stderr: Some(stderr),
+        }
+    }
+
+    /// Runs the test binary's ignored `child_server` test as a server
+    /// with `env` set (see [`child_main`]); it prints its address on stdout.
+    pub fn test_child(env: &[(&str, String)]) -> ChildServer {
+        let exe = std::env::current_exe().unwrap();
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "child_server",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ]);
+        cmd.env("KGUID_TEST_CHILD", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().expect("spawn the test binary");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let addr = wait_line(&mut out, "ADDR ").and_then(|l| l[5..].trim().parse().ok());
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            panic!("child server did not start");
+        };
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        ChildServer {
+            child,
+            addr,
+            stderr: None,
+        }
+    }
+
+    /// SIGKILL, and reap.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The rest of stderr (after the child exits).
+    pub fn rest_of_stderr(&mut self) -> String {
+        let mut s = String::new();
+        if let Some(mut e) = self.stderr.take() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Reads lines until one contains `needle` (at most 10 s, 200 lines).
+pub fn wait_line(r: &mut impl BufRead, needle: &str) -> Option<String> {
+    let start = Instant::now();
+    for _ in 0..200 {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 || start.elapsed() > Duration::from_secs(10) {
+            return None;
+        }
+        if let Some(i) = line.find(needle) {
+            return Some(line[i..].to_owned());
+        }
+    }
+    None
+}
+
+/// The body of the `child_server` test in a child process: serves on
+/// 127.0.0.1:0 with node 1, the state file `KGUID_CHILD_STATE`, and a clock
+/// `KGUID_CHILD_BACK_MS` behind the wall clock, until killed.
+pub fn child_main() {
+    let back_ms: u64 = std::env::var("KGUID_CHILD_BACK_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut config = Config::default();
+    config.node = 1;
+    config.log = false;
+    config.state = std::env::var_os("KGUID_CHILD_STATE").map(PathBuf::from);
+    config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(
+        back_ms * 1_000_000,
+    )))));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("ADDR {}", listener.local_addr().unwrap());
+    std::io::stdout().flush().unwrap();
+    run(listener, config, std::future::pending::<()>()).unwrap();
+}
