@@ -34,25 +34,52 @@ static BASE62_DIGITS: [u8; 256] = table(BASE62);
 /// prefix must be ASCII.
 #[inline]
 pub(crate) fn encode_sortable<const W: u32, const N: usize>(v: u128, buf: &mut [u8; N]) -> &str {
-    const { assert!(N >= STRING_LEN) };
-    // Two halves of eight characters, each in a u64: constant shifts of
-    // one register instead of u128 arithmetic.
+    const { assert!(N >= STRING_LEN && (W == 4 || W == 6)) };
+    // Eight characters per u64: the cells spread into bytes, then mapped to
+    // the alphabet with byte-wise arithmetic, without a table.
     let half = 8 * W;
-    let mask = (1u64 << W) - 1;
-    let (top, bottom) = ((v >> half) as u64, v as u64);
+    let (top, bottom) = ((v >> half) as u64, v as u64 & ((1 << half) - 1));
     let out = &mut buf[N - STRING_LEN..];
-    for i in 0..8 {
-        let shift = half - W * (i as u32 + 1);
-        out[i] = SORTABLE[((top >> shift) & mask) as usize];
-        out[i + 8] = SORTABLE[((bottom >> shift) & mask) as usize];
-    }
+    out[..8].copy_from_slice(&to_sortable(spread::<W>(top)).to_be_bytes());
+    out[8..].copy_from_slice(&to_sortable(spread::<W>(bottom)).to_be_bytes());
     as_str(buf)
+}
+
+/// 0x01 in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Puts eight W-bit cells of `x` (the first in the top bits) into the eight
+/// bytes of a u64, the first cell in the top byte.
+#[inline]
+const fn spread<const W: u32>(x: u64) -> u64 {
+    if W == 6 {
+        let y = (x & 0xffff_ff00_0000) << 8 | x & 0xff_ffff;
+        let y = (y & 0x00ff_f000_00ff_f000) << 4 | y & 0x0000_0fff_0000_0fff;
+        (y & 0x0fc0_0fc0_0fc0_0fc0) << 2 | y & 0x003f_003f_003f_003f
+    } else {
+        let y = (x & 0xffff_0000) << 16 | x & 0xffff;
+        let y = (y & 0x0000_ff00_0000_ff00) << 8 | y & 0x0000_00ff_0000_00ff;
+        (y & 0x00f0_00f0_00f0_00f0) << 4 | y & 0x000f_000f_000f_000f
+    }
+}
+
+/// Maps eight byte cells (each below 64) to the sortable alphabet:
+/// `.`=0, `0-9`=1..10, `A-Z`=11..36, `_`=37, `a-z`=38..63.
+#[inline]
+const fn to_sortable(y: u64) -> u64 {
+    // 1 in each byte whose cell is at least `k` (cells < 128: no carries).
+    const fn at_least(y: u64, k: u64) -> u64 {
+        (y + (128 - k) * ONES) >> 7 & ONES
+    }
+    y + 46 * ONES + at_least(y, 1) + 7 * at_least(y, 11) + 4 * at_least(y, 37) + at_least(y, 38)
 }
 
 /// Reads a sortable string of a value of `16 * W` bits.
 #[inline]
 pub(crate) fn decode_sortable<const W: u32>(s: &[u8]) -> Result<u128> {
     let s: &[u8; STRING_LEN] = s.try_into().map_err(|_| length(STRING_LEN, s.len()))?;
+    // Independent shifted terms, not one serial shift-or chain, and the
+    // raw digits ORed alongside for the check.
     let (mut top, mut bottom, mut seen) = (0u64, 0u64, 0u8);
     for i in 0..8 {
         let (a, b) = (
@@ -60,8 +87,9 @@ pub(crate) fn decode_sortable<const W: u32>(s: &[u8]) -> Result<u128> {
             SORTABLE_DIGITS[s[i + 8] as usize],
         );
         seen |= a | b;
-        top = top << W | a as u64;
-        bottom = bottom << W | b as u64;
+        let shift = W * (7 - i as u32);
+        top |= (a as u64) << shift;
+        bottom |= (b as u64) << shift;
     }
     // One branch for the whole string: an invalid byte (0xff) or, for 4-bit
     // cells, a digit past the 16 symbols sets bits above the cell width.
@@ -75,8 +103,7 @@ pub(crate) fn decode_sortable<const W: u32>(s: &[u8]) -> Result<u128> {
             index,
         }));
     }
-    let half = 8 * W;
-    Ok((top as u128) << half | (bottom & ((1 << half) - 1)) as u128)
+    Ok((top as u128) << (8 * W) | bottom as u128)
 }
 
 /// The longest base62 string of a 96-bit value.

@@ -209,7 +209,11 @@ impl Guid {
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        (self.hi() as u128) << 64 | self.lo() as u128
+        // Read as 8 + 4 bytes, the split in which 12 bytes are stored, so a
+        // freshly written id is forwarded from the store buffer.
+        let b = &self.0;
+        let top = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        (top as u128) << 32 | u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as u128
     }
 
     /// The id of a 96-bit value; fails if it is wider or its drift code is 0.
