@@ -4,11 +4,12 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kguid_service::{Config, Listeners, Report, run};
 
@@ -147,7 +148,8 @@ pub fn temp_dir(name: &str) -> PathBuf {
 pub struct ChildServer {
     pub child: Child,
     pub addr: SocketAddr,
-    pub stderr: Option<BufReader<ChildStderr>>,
+    output: Arc<Mutex<String>>,
+    reader: Option<JoinHandle<()>>,
 }
 
 impl ChildServer {
@@ -161,19 +163,11 @@ impl ChildServer {
             .stderr(Stdio::piped());
         setup(&mut cmd);
         let mut child = cmd.spawn().expect("spawn guid-serve");
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let addr = wait_line(&mut stderr, "listening on ")
-            .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
-            .and_then(|a| a.parse().ok());
-        let Some(addr) = addr else {
-            let _ = child.kill();
-            panic!("guid-serve did not start");
-        };
-        ChildServer {
-            child,
-            addr,
-            stderr: Some(stderr),
-        }
+        let stderr = child.stderr.take().unwrap();
+        ChildServer::watch(child, stderr, |line| {
+            let at = line.find("listening on ")?;
+            line[at..].split_whitespace().nth(2)?.parse().ok()
+        })
     }
 
     /// Runs the test binary's ignored `child_server` test as a server
@@ -196,17 +190,48 @@ impl ChildServer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut child = cmd.spawn().expect("spawn the test binary");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let addr = wait_line(&mut out, "ADDR ").and_then(|l| l[5..].trim().parse().ok());
-        let Some(addr) = addr else {
-            let _ = child.kill();
-            panic!("child server did not start");
+        let stdout = child.stdout.take().unwrap();
+        ChildServer::watch(child, stdout, |line| {
+            let at = line.find("ADDR ")?;
+            line[at + 5..].trim().parse().ok()
+        })
+    }
+
+    /// Collects the child's output in a thread and waits (at most 10 s)
+    /// for the line that gives its address.
+    fn watch(
+        mut child: Child,
+        out: impl Read + Send + 'static,
+        addr_of: impl Fn(&str) -> Option<SocketAddr> + Send + 'static,
+    ) -> ChildServer {
+        let output = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = mpsc::channel();
+        let reader = {
+            let output = Arc::clone(&output);
+            std::thread::spawn(move || {
+                for line in BufReader::new(out).lines() {
+                    let Ok(line) = line else { break };
+                    if let Some(addr) = addr_of(&line) {
+                        let _ = tx.send(addr);
+                    }
+                    let mut o = output.lock().unwrap();
+                    o.push_str(&line);
+                    o.push('\n');
+                }
+            })
         };
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        ChildServer {
-            child,
-            addr,
-            stderr: None,
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(addr) => ChildServer {
+                child,
+                addr,
+                output,
+                reader: Some(reader),
+            },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the server did not start: {}", output.lock().unwrap());
+            }
         }
     }
 
@@ -216,13 +241,17 @@ impl ChildServer {
         let _ = self.child.wait();
     }
 
-    /// The rest of stderr (after the child exits).
+    /// Everything the child wrote (waits for it to close its output).
     pub fn rest_of_stderr(&mut self) -> String {
-        let mut s = String::new();
-        if let Some(mut e) = self.stderr.take() {
-            let _ = e.read_to_string(&mut s);
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
         }
-        s
+        self.output.lock().unwrap().clone()
+    }
+
+    /// What the child wrote so far.
+    pub fn output_so_far(&self) -> String {
+        self.output.lock().unwrap().clone()
     }
 }
 
@@ -230,21 +259,6 @@ impl Drop for ChildServer {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-/// Reads lines until one contains `needle` (at most 10 s, 200 lines).
-pub fn wait_line(r: &mut impl BufRead, needle: &str) -> Option<String> {
-    let start = Instant::now();
-    for _ in 0..200 {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 || start.elapsed() > Duration::from_secs(10) {
-            return None;
-        }
-        if let Some(i) = line.find(needle) {
-            return Some(line[i..].to_owned());
-        }
-    }
-    None
 }
 
 /// The body of the `child_server` test in a child process: serves on
