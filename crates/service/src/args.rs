@@ -47,7 +47,7 @@ pub struct ServeArgs {
     #[arg(short = 't', value_name = "MS")]
     pub not_before_ms: Option<u64>,
 
-    /// Layout of 64-bit ids: noeqd (= twitter), snowcast[:NODE_BITS], redis, or TIME/NODE/SEQ bits.
+    /// Layout of 64-bit ids: noeqd (= twitter), snowcast, snowcast:NODE_BITS, redis, or TIME/NODE/SEQ bits.
     #[arg(long, value_name = "LAYOUT", default_value = "noeqd", value_parser = parse_layout)]
     pub layout: Layout,
 
@@ -123,19 +123,20 @@ impl ServeArgs {
             }
             None => std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes()),
         };
-        let mut config = Config::default();
-        config.layout = layout;
-        config.node = node;
-        config.not_before = self
-            .not_before_ms
-            .map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
-        config.max_lead = self.max_lead;
-        config.token = token;
-        config.max_conns = self.max_conns;
-        config.idle_timeout = Some(self.idle_timeout).filter(|d| !d.is_zero());
-        config.state = self.state.clone();
-        config.log = !self.quiet;
-        Ok(config)
+        Ok(Config {
+            layout,
+            node,
+            not_before: self
+                .not_before_ms
+                .map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
+            max_lead: self.max_lead,
+            token,
+            max_conns: self.max_conns,
+            idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
+            state: self.state.clone(),
+            log: !self.quiet,
+            ..Config::default()
+        })
     }
 }
 

@@ -95,10 +95,10 @@ impl std::error::Error for ClientError {
 const PIPELINE: usize = 16;
 
 /// The default retry budget of one call (the Redis id talk's five).
-pub const DEFAULT_RETRIES: u32 = 5;
+const DEFAULT_RETRIES: u32 = 5;
 
 /// The default connect, read and write timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A connection to one of several id servers.
 ///
@@ -190,13 +190,13 @@ impl<T: Id> Client<T> {
         Ok(client)
     }
 
-    /// Sets the retry budget of one call (default [`DEFAULT_RETRIES`]).
+    /// Sets the retry budget of one call (default 5).
     pub fn retries(mut self, retries: u32) -> Self {
         self.retries = retries;
         self
     }
 
-    /// Sets the connect, read and write timeout (default [`DEFAULT_TIMEOUT`]).
+    /// Sets the connect, read and write timeout (default 1 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         if let Some(c) = &self.conn {
@@ -211,6 +211,8 @@ impl<T: Id> Client<T> {
     }
 
     /// One id.
+    // Not an `Iterator`: every id can fail, and failing is not the end.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<T, ClientError> {
         let mut one = [T::placeholder()];
         self.fill(&mut one)?;
