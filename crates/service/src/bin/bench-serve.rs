@@ -1,1 +1,318 @@
-fn main() {}
+//! `bench-serve`: a load generator for `guid-serve` (or any noeqd-protocol
+//! server it starts): lock-step and pipelined throughput, latency, the
+//! server's CPU time and memory, idle and with many connections.
+//!
+//! ```text
+//! bench-serve [--server PATH] [--seconds S] [--idle-conns N] [-- SERVER ARGS...]
+//! ```
+//!
+//! It starts `PATH -l 127.0.0.1:0 --listen-g 127.0.0.1:0 SERVER ARGS` (by
+//! default the `guid-serve` next to this binary), reads the addresses from
+//! its log, runs each phase and prints a table. Only 127.0.0.1 is used.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+struct Args {
+    server: PathBuf,
+    seconds: f64,
+    idle_conns: usize,
+    server_args: Vec<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut server = std::env::current_exe()
+        .map_err(|e| e.to_string())?
+        .with_file_name("guid-serve");
+    let (mut seconds, mut idle_conns, mut server_args) = (2.0, 1_000, Vec::new());
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--server" => server = PathBuf::from(value()?),
+            "--seconds" => seconds = value()?.parse().map_err(|e| format!("--seconds: {e}"))?,
+            "--idle-conns" => {
+                idle_conns = value()?.parse().map_err(|e| format!("--idle-conns: {e}"))?
+            }
+            "--" => server_args.extend(it.by_ref()),
+            "-h" | "--help" => {
+                return Err(
+                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [-- SERVER ARGS...]"
+                        .into(),
+                );
+            }
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Args {
+        server,
+        seconds,
+        idle_conns,
+        server_args,
+    })
+}
+
+/// The server under test.
+struct Server {
+    child: Child,
+    flake: SocketAddr,
+    global: SocketAddr,
+}
+
+impl Server {
+    fn start(args: &Args) -> Result<Server, String> {
+        let mut child = Command::new(&args.server)
+            .args(["-l", "127.0.0.1:0", "--listen-g", "127.0.0.1:0"])
+            .args(&args.server_args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("start {}: {e}", args.server.display()))?;
+        let stderr = child.stderr.take().ok_or("no stderr")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on ") {
+                    let mut words = line[at..].split_whitespace();
+                    let addr = words.nth(2).and_then(|a| a.parse::<SocketAddr>().ok());
+                    let wide = line.contains("96-bit");
+                    if let Some(addr) = addr {
+                        let _ = tx.send((addr, wide));
+                    }
+                }
+            }
+        });
+        let mut flake = None;
+        let mut global = None;
+        while flake.is_none() || global.is_none() {
+            match rx.recv_timeout(Duration::from_secs(10)) {
+                Ok((addr, true)) => global = Some(addr),
+                Ok((addr, false)) => flake = Some(addr),
+                Err(_) => {
+                    let _ = child.kill();
+                    return Err("the server did not report its addresses".into());
+                }
+            }
+        }
+        Ok(Server {
+            child,
+            flake: flake.ok_or("no 64-bit address")?,
+            global: global.ok_or("no 96-bit address")?,
+        })
+    }
+
+    fn status(&self, field: &str) -> Option<u64> {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = s.lines().find(|l| l.starts_with(field))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// Resident memory, kB.
+    fn rss_kb(&self) -> u64 {
+        self.status("VmRSS:").unwrap_or(0)
+    }
+
+    /// CPU time of all the server's threads.
+    fn cpu(&self) -> Duration {
+        let dir = format!("/proc/{}/task", self.child.id());
+        let ns: u64 = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum();
+        Duration::from_nanos(ns)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
+    let s = TcpStream::connect(addr)?;
+    s.set_nodelay(true)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    Ok(s)
+}
+
+/// One phase's figures.
+struct Figures {
+    ids_per_s: f64,
+    requests_per_s: f64,
+    server_cpu: f64,
+    extra: String,
+}
+
+/// Lock-step: one request of `n` ids, wait for the reply, again.
+fn lock_step(
+    server: &Server,
+    addr: SocketAddr,
+    width: usize,
+    n: u8,
+    secs: f64,
+) -> std::io::Result<Figures> {
+    let mut s = connect(addr)?;
+    let mut buf = vec![0u8; usize::from(n) * width];
+    let mut lat = Vec::with_capacity(1 << 20);
+    let cpu0 = server.cpu();
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let t = Instant::now();
+        s.write_all(&[n])?;
+        s.read_exact(&mut buf)?;
+        lat.push(t.elapsed());
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let cpu = (server.cpu() - cpu0).as_secs_f64();
+    lat.sort_unstable();
+    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+    let reqs = lat.len() as f64;
+    Ok(Figures {
+        ids_per_s: reqs * f64::from(n) / elapsed,
+        requests_per_s: reqs / elapsed,
+        server_cpu: cpu / elapsed,
+        extra: format!(
+            "p50 {:.1} µs, p99 {:.1} µs",
+            pct(0.5).as_secs_f64() * 1e6,
+            pct(0.99).as_secs_f64() * 1e6
+        ),
+    })
+}
+
+/// Pipelined: on each of `conns` connections, `depth` requests of `n` ids
+/// in one write, then all their replies, again.
+fn pipelined(
+    server: &Server,
+    addr: SocketAddr,
+    width: usize,
+    n: u8,
+    depth: usize,
+    conns: usize,
+    secs: f64,
+) -> std::io::Result<Figures> {
+    let cpu0 = server.cpu();
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(secs);
+    let threads: Vec<_> = (0..conns)
+        .map(|_| {
+            std::thread::spawn(move || -> std::io::Result<u64> {
+                let mut s = connect(addr)?;
+                let requests = vec![n; depth];
+                let mut buf = vec![0u8; depth * usize::from(n) * width];
+                let mut count = 0u64;
+                while Instant::now() < end {
+                    s.write_all(&requests)?;
+                    s.read_exact(&mut buf)?;
+                    count += depth as u64;
+                }
+                Ok(count)
+            })
+        })
+        .collect();
+    let mut reqs = 0;
+    for t in threads {
+        reqs += t
+            .join()
+            .map_err(|_| std::io::Error::other("client thread panicked"))??;
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let cpu = (server.cpu() - cpu0).as_secs_f64();
+    Ok(Figures {
+        ids_per_s: reqs as f64 * f64::from(n) / elapsed,
+        requests_per_s: reqs as f64 / elapsed,
+        server_cpu: cpu / elapsed,
+        extra: format!("{conns} conn x {depth} deep"),
+    })
+}
+
+fn row(name: &str, f: &Figures) {
+    println!(
+        "| {name} | {:.2}M | {:.0}k | {:.0}% | {} |",
+        f.ids_per_s / 1e6,
+        f.requests_per_s / 1e3,
+        f.server_cpu * 100.0,
+        f.extra
+    );
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let server = Server::start(args)?;
+    std::thread::sleep(Duration::from_millis(300));
+    let idle_rss = server.rss_kb();
+    let secs = args.seconds;
+    let io = |e: std::io::Error| e.to_string();
+
+    println!("| phase | ids/s | requests/s | server CPU | notes |");
+    println!("|---|---|---|---|---|");
+    row(
+        "lock-step N=1, 1 conn, 64-bit",
+        &lock_step(&server, server.flake, 8, 1, secs).map_err(io)?,
+    );
+    row(
+        "lock-step N=1, 1 conn, 96-bit",
+        &lock_step(&server, server.global, 12, 1, secs).map_err(io)?,
+    );
+    row(
+        "pipelined N=1, 64-bit",
+        &pipelined(&server, server.flake, 8, 1, 64, 2, secs).map_err(io)?,
+    );
+    row(
+        "pipelined N=255, 64-bit",
+        &pipelined(&server, server.flake, 8, 255, 16, 1, secs).map_err(io)?,
+    );
+    row(
+        "pipelined N=255, 96-bit",
+        &pipelined(&server, server.global, 12, 255, 16, 1, secs).map_err(io)?,
+    );
+    row(
+        "pipelined N=255, 96-bit",
+        &pipelined(&server, server.global, 12, 255, 16, 2, secs).map_err(io)?,
+    );
+    let busy_rss = server.rss_kb();
+
+    // Idle connections, each after one request.
+    let mut conns = Vec::with_capacity(args.idle_conns);
+    for _ in 0..args.idle_conns {
+        let mut s = connect(server.flake).map_err(io)?;
+        s.write_all(&[1]).map_err(io)?;
+        let mut id = [0u8; 8];
+        s.read_exact(&mut id).map_err(io)?;
+        conns.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let conns_rss = server.rss_kb();
+    println!();
+    println!("| memory (VmRSS) | kB |");
+    println!("|---|---|");
+    println!("| idle, just started | {idle_rss} |");
+    println!("| after the load above | {busy_rss} |");
+    println!("| with {} idle connections | {conns_rss} |", conns.len());
+    println!(
+        "| peak (VmHWM) | {} |",
+        server.status("VmHWM:").unwrap_or(0)
+    );
+    drop(conns);
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let result = parse_args().and_then(|args| run(&args));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-serve: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
