@@ -236,9 +236,47 @@ fn pipelined(
     })
 }
 
+/// The floor of lock-step latency here: a blocking thread in this process
+/// that answers each request byte with 8 zero bytes, doing nothing else.
+fn echo_floor(secs: f64) -> std::io::Result<Figures> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let addr = listener.local_addr()?;
+    std::thread::spawn(move || -> std::io::Result<()> {
+        let (mut s, _) = listener.accept()?;
+        s.set_nodelay(true)?;
+        let mut b = [0u8; 1];
+        while s.read(&mut b)? == 1 {
+            s.write_all(&[0; 8])?;
+        }
+        Ok(())
+    });
+    let mut s = connect(addr)?;
+    let mut buf = [0u8; 8];
+    let mut lat = Vec::with_capacity(1 << 20);
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let t = Instant::now();
+        s.write_all(&[1])?;
+        s.read_exact(&mut buf)?;
+        lat.push(t.elapsed());
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    lat.sort_unstable();
+    Ok(Figures {
+        ids_per_s: lat.len() as f64 / elapsed,
+        requests_per_s: lat.len() as f64 / elapsed,
+        server_cpu: f64::NAN,
+        extra: format!(
+            "p50 {:.1} µs (a blocking echo thread: the floor)",
+            lat[lat.len() / 2].as_secs_f64() * 1e6
+        ),
+    })
+}
+
 fn row(name: &str, f: &Figures) {
     println!(
-        "| {name} | {:.2}M | {:.0}k | {:.0}% | {} |",
+        "| {name} | {:.3}M | {:.0}k | {:.0}% | {} |",
         f.ids_per_s / 1e6,
         f.requests_per_s / 1e3,
         f.server_cpu * 100.0,
@@ -255,6 +293,7 @@ fn run(args: &Args) -> Result<(), String> {
 
     println!("| phase | ids/s | requests/s | server CPU | notes |");
     println!("|---|---|---|---|---|");
+    row("lock-step N=1, echo floor", &echo_floor(secs).map_err(io)?);
     row(
         "lock-step N=1, 1 conn, 64-bit",
         &lock_step(&server, server.flake, 8, 1, secs).map_err(io)?,
