@@ -52,8 +52,9 @@ async fn a_new_holder_starts_after_every_id_of_a_killed_one() {
     let waited = killed.elapsed();
     assert_eq!(new.node(), 0);
     assert!(
-        waited >= Duration::from_millis(900),
-        "granted only after the TTL: {waited:?}"
+        // The last keep-alive may have gone out one interval (TTL / 4) before the kill.
+        waited >= ttl * 3 / 4 - Duration::from_millis(50),
+        "granted only after the lease expired: {waited:?}"
     );
     assert!(
         new.not_before() >= old_max.epoch(),
