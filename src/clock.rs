@@ -284,9 +284,11 @@ impl Builder {
 
     /// Issues only ids later than every id made at or before `t` (for an
     /// inverse clock: smaller), whatever the source says: the restart guard
-    /// for a process that kept its node id (noeqd's `-t`).
+    /// for a process that kept its node id (noeqd's `-t`). The latest of
+    /// several calls wins.
     pub fn not_before(mut self, t: SystemTime) -> Builder {
-        self.not_before = Some(unix_nanos(t));
+        let ns = unix_nanos(t);
+        self.not_before = Some(self.not_before.map_or(ns, |prev| prev.max(ns)));
         self
     }
 
