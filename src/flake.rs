@@ -48,7 +48,7 @@
 //! | is read by many threads at once | installs every id with one CAS on one word: no two alike, each later than the one before |
 //! | stalls (same unit) | counts the sequence up |
 //! | stalls for more than 2^S ids | borrows the next unit: ids run ahead of the source, up to [`Builder::max_lead`] (default [`DEFAULT_MAX_LEAD`], 100 ms) |
-//! | stalls past that lead | waits (naps of at most 1 ms) until the source catches up ([`Health::waits`]) |
+//! | stalls past that lead | waits (naps of at most 1 ms) until the source catches up ([`Health::waits`]); [`Clock::pace`] tells a caller that would rather wait elsewhere how long |
 //! | steps back | keeps counting from the last id and never waits for the source until it is back past its earlier reading ([`Health::steps_back`]) |
 //! | jumps forward | follows it, sequence 0 |
 //! | passes the layout's last unit | returns an error ([`ErrorKind::Part`] named `"time"`): the layout is used up |
@@ -437,54 +437,64 @@ impl Clock {
         (state >> s) << (s + self.layout.node) | self.node | state & self.layout.max_seq()
     }
 
+    /// How long [`Clock::fill`] of `n` ids would wait for the source if
+    /// called now: zero when it would not wait. A caller that would rather
+    /// wait elsewhere than have the clock sleep its thread (an async task)
+    /// waits this long first; nothing is issued or counted.
+    pub fn pace(&self, n: usize) -> Duration {
+        if n == 0 {
+            return Duration::ZERO;
+        }
+        let seen = self.watch.seen();
+        let ns = self.source.now();
+        let now = self.layout.units_of_nanos(ns);
+        let cur = self.state.0.load(Relaxed);
+        match self.plan(cur, now, now < seen, n as u64) {
+            Plan::Wait { target } => {
+                Duration::from_nanos(self.start_of(target).saturating_sub(ns).max(1))
+            }
+            Plan::Issue { .. } | Plan::UsedUp { .. } => Duration::ZERO,
+        }
+    }
+
     /// Reserves `n >= 1` consecutive states and returns the first.
     #[inline]
     fn reserve(&self, n: u64) -> Result<u64> {
-        let layout = &self.layout;
-        let s = layout.seq;
+        let s = self.layout.seq;
         let mut waited = false;
         loop {
             // `seen` is read before the source, so a reading another thread
             // published is never mistaken for a step back.
             let seen = self.watch.seen();
-            let now = layout.units_of_nanos(self.source.now());
+            let now = self.layout.units_of_nanos(self.source.now());
             let behind = self.watch.observe(seen, now);
-            let floor = if now > layout.max_time() {
-                u64::MAX
-            } else {
-                now << s
-            };
             let mut cur = self.state.0.load(Relaxed);
             loop {
-                let first = cur.saturating_add(1).max(floor);
-                let last = first.saturating_add(n - 1);
-                if last > layout.max_state() {
-                    let value = if now > layout.max_time() {
-                        now
-                    } else {
-                        last >> s
-                    };
-                    return Err(Error(ErrorKind::Part {
-                        name: "time",
-                        value,
-                        max: layout.max_time(),
-                    }));
-                }
-                let (first_unit, last_unit) = (first >> s, last >> s);
-                if !behind && first_unit > now && last_unit > now.saturating_add(self.max_lead) {
-                    if !waited {
-                        waited = true;
-                        self.watch.waited();
+                let (first, last) = match self.plan(cur, now, behind, n) {
+                    Plan::Issue { first, last } => (first, last),
+                    Plan::UsedUp { value } => {
+                        return Err(Error(ErrorKind::Part {
+                            name: "time",
+                            value,
+                            max: self.layout.max_time(),
+                        }));
                     }
-                    self.nap(first_unit.min(last_unit - self.max_lead));
-                    break;
-                }
+                    Plan::Wait { target } => {
+                        if !waited {
+                            waited = true;
+                            self.watch.waited();
+                        }
+                        self.nap(target);
+                        break;
+                    }
+                };
                 match self
                     .state
                     .0
                     .compare_exchange_weak(cur, last, Relaxed, Relaxed)
                 {
                     Ok(_) => {
+                        let last_unit = last >> s;
                         if last_unit > now {
                             self.watch.ran_ahead(cur >> s, now, last_unit);
                         }
@@ -496,21 +506,66 @@ impl Clock {
         }
     }
 
+    /// What to do for `n` ids after state `cur` with the source at unit
+    /// `now` (`behind` when that is before a unit it had shown).
+    #[inline]
+    fn plan(&self, cur: u64, now: u64, behind: bool, n: u64) -> Plan {
+        let layout = &self.layout;
+        let s = layout.seq;
+        let floor = if now > layout.max_time() {
+            u64::MAX
+        } else {
+            now << s
+        };
+        let first = cur.saturating_add(1).max(floor);
+        let last = first.saturating_add(n - 1);
+        if last > layout.max_state() {
+            let value = if now > layout.max_time() {
+                now
+            } else {
+                last >> s
+            };
+            return Plan::UsedUp { value };
+        }
+        let (first_unit, last_unit) = (first >> s, last >> s);
+        if !behind && first_unit > now && last_unit > now.saturating_add(self.max_lead) {
+            // A batch starts within the lead; it may end past it by its length.
+            return Plan::Wait {
+                target: first_unit.min(last_unit - self.max_lead),
+            };
+        }
+        Plan::Issue { first, last }
+    }
+
+    /// The start of unit `unit`, Unix ns.
+    fn start_of(&self, unit: u64) -> u64 {
+        let layout = &self.layout;
+        layout
+            .epoch_ns
+            .saturating_add(unit.saturating_mul(layout.unit_ns))
+    }
+
     /// Sleeps until the source may have reached unit `target`, at most
     /// [`MAX_NAP`] at a time.
     #[cold]
     fn nap(&self, target: u64) {
-        let layout = &self.layout;
-        let at = layout
-            .epoch_ns
-            .saturating_add(target.saturating_mul(layout.unit_ns));
-        let left = at.saturating_sub(self.source.now());
+        let left = self.start_of(target).saturating_sub(self.source.now());
         if left == 0 {
             std::thread::yield_now();
         } else {
             std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
         }
     }
+}
+
+/// The next step of [`Clock::reserve`].
+enum Plan {
+    /// Install `last`; the ids are the states `first..=last`.
+    Issue { first: u64, last: u64 },
+    /// Wait until the source reaches unit `target`.
+    Wait { target: u64 },
+    /// The layout's time is used up (`value` is the unit asked for).
+    UsedUp { value: u64 },
 }
 
 fn units_to_duration(units: u64, layout: &Layout) -> Duration {
@@ -659,9 +714,16 @@ mod tests {
             .max_lead(Duration::from_millis(2))
             .build()
             .unwrap();
+        assert_eq!(clock.pace(3 * 256), Duration::ZERO);
         let mut ids = vec![0; 3 * 256]; // units now, now+1, now+2
         clock.fill(&mut ids).unwrap();
         assert_eq!(clock.health().waits, 0);
+        // One more id needs unit now+3: the source must reach now+1 first.
+        assert_eq!(clock.pace(1), Duration::from_millis(1));
+        time.advance(NANOS_PER_MS / 4);
+        assert_eq!(clock.pace(1), Duration::from_micros(750));
+        time.step_back(NANOS_PER_MS / 4);
+        assert_eq!(clock.health().waits, 0, "pace counts nothing");
         let mover = {
             let time = time.clone();
             std::thread::spawn(move || {
