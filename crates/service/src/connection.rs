@@ -55,6 +55,9 @@ enum Step {
     Flush,
     /// Close, after sending what is pending.
     Close(End),
+    /// The 64-bit clock is at its cap: wait this long (letting other
+    /// connections run) before answering the rest.
+    Pace(Duration),
 }
 
 /// Ids and requests of one connection, added to the server's counts when
@@ -87,6 +90,7 @@ pub(crate) async fn serve(
     let timer = tokio::time::sleep(idle.unwrap_or(Duration::MAX / 4));
     tokio::pin!(timer);
     let mut closing = None;
+    let mut paced = None;
 
     let end = 'conn: loop {
         // Send what the socket did not take; shutdown waits for it too.
@@ -116,11 +120,18 @@ pub(crate) async fn serve(
         if let Some(why) = closing.take() {
             break why;
         }
+        if let Some(pace) = paced.take() {
+            tokio::time::sleep(pace).await;
+        }
         match conn.process() {
             Step::Read => {}
             Step::Flush => continue,
             Step::Close(why) => {
                 closing = Some(why);
+                continue;
+            }
+            Step::Pace(pace) => {
+                paced = Some(pace);
                 continue;
             }
         }
@@ -223,6 +234,14 @@ impl Conn<'_> {
                     }
                     Request::Ids(n) => usize::from(n.get()),
                 };
+                if self.kind == Kind::Flake {
+                    let pace = self.shared.flake.pace(n);
+                    if !pace.is_zero() {
+                        pos -= 1; // answered after the wait
+                        step = Step::Pace(pace);
+                        break;
+                    }
+                }
                 if self.reply(n, out).is_err() {
                     step = Step::Close(End::Fault);
                     break;

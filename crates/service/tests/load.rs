@@ -144,3 +144,48 @@ fn clock_steps_back_under_load() {
     );
     assert_eq!(report.faults, 0);
 }
+
+/// Past the 64-bit layout's cap the service paces the connection itself:
+/// ids keep coming at the cap, the clock never sleeps the server's thread,
+/// and the 96-bit listener keeps answering meanwhile.
+#[test]
+fn at_the_cap_the_service_paces_without_blocking() {
+    use std::io::{Read, Write};
+    let mut config = Config::default();
+    config.max_lead = Duration::from_millis(5);
+    let server = Server::start_with(config, true);
+    let flood = {
+        let addr = server.addr;
+        std::thread::spawn(move || {
+            let mut s = common::raw(addr);
+            let mut buf = vec![0u8; 16 * 255 * 8];
+            let mut ids = Vec::new();
+            let start = std::time::Instant::now();
+            while start.elapsed() < Duration::from_millis(400) {
+                s.write_all(&[255; 16]).unwrap();
+                s.read_exact(&mut buf).unwrap();
+                ids.extend(
+                    buf.chunks_exact(8)
+                        .map(|c| u64::from_be_bytes(c.try_into().unwrap())),
+                );
+            }
+            ids
+        })
+    };
+    let mut g = common::raw(server.global.unwrap());
+    let mut answered = 0;
+    while !flood.is_finished() {
+        g.write_all(&[1]).unwrap();
+        common::read_n(&mut g, 12);
+        answered += 1;
+    }
+    let ids = flood.join().unwrap();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    // 400 ms at 4,096 ids per ms is about 1.6M ids: the cap was reached.
+    assert!(ids.len() > 500_000, "{}", ids.len());
+    assert!(answered > 0);
+    drop(g);
+    let report = server.stop();
+    assert!(report.health.borrowed > 0, "{:?}", report.health);
+    assert_eq!(report.health.waits, 0, "{:?}", report.health);
+}
