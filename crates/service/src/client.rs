@@ -103,9 +103,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 /// A connection to one of several id servers.
 ///
 /// On a broken or closed connection, a timeout, or ids that do not
-/// increase, it connects to another address chosen at random and asks
-/// again; one call gives up after [`Client::retries`] failures with
-/// [`ClientError::Failed`]. Ids of one connection are checked to increase;
+/// increase, it connects to another address chosen at random among those
+/// that have not failed during the call, and asks again; one call gives up
+/// after [`Client::retries`] failures with [`ClientError::Failed`]. Ids of one connection are checked to increase;
 /// ids from different servers are unique (given distinct node ids) but not
 /// ordered.
 ///
@@ -124,8 +124,9 @@ pub struct Client<T: Id = u64> {
     retries: u32,
     timeout: Duration,
     conn: Option<Conn<T>>,
-    /// The address of the last connection, avoided on failover.
-    last_addr: Option<usize>,
+    /// Addresses that failed during the current call, avoided until every
+    /// address has failed once.
+    failed: Vec<bool>,
     buf: Vec<u8>,
     _id: PhantomData<T>,
 }
@@ -175,13 +176,14 @@ impl<T: Id> Client<T> {
             None => None,
             Some(t) => Some(protocol::auth_preamble(t).ok_or(ClientError::TokenTooLong(t.len()))?),
         };
+        let failed = vec![false; addrs.len()];
         let mut client = Client {
             addrs,
             preamble,
             retries: DEFAULT_RETRIES,
             timeout: DEFAULT_TIMEOUT,
             conn: None,
-            last_addr: None,
+            failed,
             buf: Vec::new(),
             _id: PhantomData,
         };
@@ -230,6 +232,7 @@ impl<T: Id> Client<T> {
     pub fn fill(&mut self, ids: &mut [T]) -> Result<(), ClientError> {
         let mut done = 0;
         let mut failures = 0;
+        self.failed.fill(false);
         while done < ids.len() {
             if self.conn.is_none() {
                 self.reconnect(&mut failures)?;
@@ -237,7 +240,9 @@ impl<T: Id> Client<T> {
             match self.exchange(&mut ids[done..]) {
                 Ok(n) => done += n,
                 Err(e) => {
-                    self.conn = None;
+                    if let Some(c) = self.conn.take() {
+                        self.failed[c.addr] = true;
+                    }
                     failures += 1;
                     if failures > self.retries {
                         return Err(ClientError::Failed {
@@ -286,11 +291,12 @@ impl<T: Id> Client<T> {
         Ok(n)
     }
 
-    /// Connects to a random address other than the last one (when there is
-    /// another), counting failures against the retry budget.
+    /// Connects to an address chosen at random among those that have not
+    /// failed during this call (all of them again once each has failed),
+    /// counting failures against the retry budget.
     fn reconnect(&mut self, failures: &mut u32) -> Result<(), ClientError> {
         if let Some(c) = self.conn.take() {
-            self.last_addr = Some(c.addr);
+            self.failed[c.addr] = true;
         }
         loop {
             let addr = self.pick();
@@ -301,11 +307,10 @@ impl<T: Id> Client<T> {
                         addr,
                         last: None,
                     });
-                    self.last_addr = Some(addr);
                     return Ok(());
                 }
                 Err(e) => {
-                    self.last_addr = Some(addr);
+                    self.failed[addr] = true;
                     *failures += 1;
                     if *failures > self.retries {
                         return Err(ClientError::Failed {
@@ -318,13 +323,12 @@ impl<T: Id> Client<T> {
         }
     }
 
-    fn pick(&self) -> usize {
-        let n = self.addrs.len();
-        let r = guid::node::random() as usize;
-        match self.last_addr {
-            Some(last) if n > 1 => (last + 1 + r % (n - 1)) % n,
-            _ => r % n,
+    fn pick(&mut self) -> usize {
+        if self.failed.iter().all(|&f| f) {
+            self.failed.fill(false);
         }
+        let left: Vec<usize> = (0..self.addrs.len()).filter(|&i| !self.failed[i]).collect();
+        left[guid::node::random() as usize % left.len()]
     }
 
     fn dial(&self, addr: usize) -> io::Result<TcpStream> {
