@@ -48,7 +48,7 @@ fn accept_fails_with_emfile_and_the_server_keeps_serving() {
     let mut stuck = None;
     for _ in 0..NOFILE {
         let mut s = raw(server.addr);
-        if answered(&mut s, Duration::from_millis(500)) {
+        if answered(&mut s, Duration::from_secs(1)) {
             served.push(s);
         } else {
             stuck = Some(s);
