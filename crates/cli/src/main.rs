@@ -24,10 +24,11 @@ fn main() -> ExitCode {
         Err(e) => return usage(e),
     };
     let mut out = output::stdout();
-    output::exit(match &cli.command {
-        Command::Gen(args) => generate::run(args, &mut out),
-        Command::Inspect(args) => inspect::run(args, &mut out),
-        Command::Compose(args) => compose::run(args, &mut out),
+    output::exit(match cli.command {
+        Command::Gen(args) => generate::run(&args, &mut out),
+        Command::Inspect(args) => inspect::run(&args, &mut out),
+        Command::Compose(args) => compose::run(&args, &mut out),
+        Command::Serve(args) => return kguid_service::serve_main(args),
     })
 }
 

@@ -1,0 +1,51 @@
+//! `guid serve` runs the id service from the command: a real listener,
+//! noeqd's protocol, a clean exit on SIGTERM.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+#[test]
+fn serve_answers_noeqd_requests_and_stops_on_sigterm() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guid"))
+        .args(["serve", "-l", "127.0.0.1:0", "-d", "3", "-w", "9"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("guid serve starts");
+    let mut log = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    log.read_line(&mut first).unwrap();
+    // "guid serve: listening on 127.0.0.1:PORT for 64-bit ids: ..."
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_owned();
+
+    let mut conn = TcpStream::connect(&addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    conn.write_all(&[2]).unwrap();
+    let mut reply = [0u8; 16];
+    conn.read_exact(&mut reply).unwrap();
+    let a = u64::from_be_bytes(reply[..8].try_into().unwrap());
+    let b = u64::from_be_bytes(reply[8..].try_into().unwrap());
+    assert!(b > a);
+    for id in [a, b] {
+        // noeqd: ((ms - epoch) << 22) | (dc << 17) | (worker << 12) | seq
+        assert_eq!((id >> 17) & 31, 3);
+        assert_eq!((id >> 12) & 31, 9);
+    }
+
+    // SIGTERM: stop accepting, finish, log the totals, exit 0.
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let mut rest = String::new();
+    log.read_to_string(&mut rest).unwrap();
+    assert!(rest.contains("2 64-bit ids"), "{rest}");
+}
