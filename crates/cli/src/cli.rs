@@ -28,7 +28,7 @@ pub enum Command {
     /// Build the id of explicit parts and print it as a JSON object
     Compose(ComposeArgs),
     /// Serve ids over TCP with noeqd's protocol (64-bit; 96-bit too with --listen-g)
-    Serve(kguid_service::ServeArgs),
+    Serve(Box<kguid_service::ServeArgs>),
 }
 
 /// Flags of `guid gen`.

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::run(&args, &mut out),
         Command::Inspect(args) => inspect::run(&args, &mut out),
         Command::Compose(args) => compose::run(&args, &mut out),
-        Command::Serve(args) => return kguid_service::serve_main(args),
+        Command::Serve(args) => return kguid_service::serve_main(*args),
     })
 }
 
