@@ -82,6 +82,8 @@ fn generating_does_not_allocate() {
     let inverse = Clock::builder().inverse().build();
     let mock = MockTime::new(1 << 60);
     let custom = Clock::builder().node(7).time(mock.clone()).build();
+    #[cfg(target_os = "linux")]
+    let coarse = Clock::builder().time(guid::CoarseClock).build();
     let mut globals = [Guid::default(); 256];
     let mut locals = [Luid::default(); 256];
 
@@ -92,6 +94,8 @@ fn generating_does_not_allocate() {
             black_box(inverse.g());
             black_box(inverse.l());
             black_box(custom.g());
+            #[cfg(target_os = "linux")]
+            black_box(coarse.g());
         }
         for _ in 0..ROUNDS / 256 {
             CLOCK.fill(black_box(&mut globals));
