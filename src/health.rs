@@ -29,7 +29,9 @@ pub struct Health {
 
 /// The latest source unit a clock has seen, and its counters of rare
 /// events. Units are the clock's time unit, counted forward.
+/// Aligned to a cache line of its own, apart from the clock's state word.
 #[derive(Default)]
+#[repr(align(64))]
 pub(crate) struct Watch {
     /// Written once per unit, not per id.
     seen: AtomicU64,
