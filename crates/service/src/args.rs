@@ -86,6 +86,26 @@ pub struct ServeArgs {
     /// Log nothing.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// Lease the node id from etcd at these comma-separated URLs instead of -d/-w/--node.
+    #[cfg(feature = "etcd")]
+    #[arg(
+        long,
+        value_name = "ENDPOINTS",
+        value_delimiter = ',',
+        conflicts_with_all = ["datacenter", "worker", "node"]
+    )]
+    pub etcd: Vec<String>,
+
+    /// etcd key prefix under which servers lease distinct node ids.
+    #[cfg(feature = "etcd")]
+    #[arg(long, value_name = "P", default_value = "/guid", requires = "etcd")]
+    pub prefix: String,
+
+    /// TTL of the etcd lease: ids stop within it when etcd is unreachable.
+    #[cfg(feature = "etcd")]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "etcd")]
+    pub lease_ttl: Duration,
 }
 
 impl ServeArgs {
@@ -135,6 +155,12 @@ impl ServeArgs {
             idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
             state: self.state.clone(),
             log: !self.quiet,
+            #[cfg(feature = "etcd")]
+            etcd: (!self.etcd.is_empty()).then(|| crate::lease::EtcdLease {
+                endpoints: self.etcd.clone(),
+                prefix: self.prefix.clone(),
+                ttl: self.lease_ttl,
+            }),
             ..Config::default()
         })
     }
@@ -309,6 +335,43 @@ mod tests {
         let big_node = parse(&["--layout", "51/4/8", "--node", "16"]).unwrap();
         assert!(matches!(big_node.config(), Err(Error::Config(_))));
         assert!(parse(&["--unit", "0ms"]).unwrap().config().is_err());
+    }
+
+    #[cfg(feature = "etcd")]
+    #[test]
+    fn etcd_flags() {
+        let a = parse(&[
+            "--etcd",
+            "http://127.0.0.1:2379,http://127.0.0.1:22379",
+            "--prefix",
+            "/ids/eu",
+            "--lease-ttl",
+            "4s",
+        ])
+        .unwrap();
+        let lease = a.config().unwrap().etcd.unwrap();
+        assert_eq!(
+            lease.endpoints,
+            ["http://127.0.0.1:2379", "http://127.0.0.1:22379"]
+        );
+        assert_eq!(lease.prefix, "/ids/eu");
+        assert_eq!(lease.ttl, Duration::from_secs(4));
+        let d = parse(&["--etcd", "http://127.0.0.1:2379"]).unwrap();
+        let lease = d.config().unwrap().etcd.unwrap();
+        assert_eq!(
+            (lease.prefix.as_str(), lease.ttl),
+            ("/guid", Duration::from_secs(10))
+        );
+        assert!(parse(&[]).unwrap().config().unwrap().etcd.is_none());
+        for bad in [
+            &["--etcd", "http://127.0.0.1:2379", "-d", "1"][..],
+            &["--etcd", "http://127.0.0.1:2379", "-w", "1"],
+            &["--etcd", "http://127.0.0.1:2379", "--node", "1"],
+            &["--prefix", "/ids"],
+            &["--lease-ttl", "3s"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

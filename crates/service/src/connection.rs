@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::protocol::{self, Auth, MAX_IDS, Request};
-use crate::server::{Kind, Shared};
+use crate::server::{Flake, Kind, Refused, Shared};
 
 /// Input buffer: the longest auth preamble (257 bytes) and some requests.
 const INPUT: usize = 320;
@@ -45,6 +45,9 @@ enum End {
     Io,
     /// An id could not be made or the horizon saved.
     Fault,
+    /// The leased node id may not be used now.
+    #[cfg(feature = "etcd")]
+    Lease,
 }
 
 /// What processing the buffered input left to do.
@@ -78,6 +81,7 @@ pub(crate) async fn serve(
     let mut conn = Conn {
         stream: &stream,
         shared: &shared,
+        flake: shared.flake(),
         kind,
         input: [0; INPUT],
         len: 0,
@@ -171,6 +175,8 @@ pub(crate) async fn serve(
         End::Idle => c.idle_closed.fetch_add(1, Relaxed),
         End::Fault => c.faults.fetch_add(1, Relaxed),
         End::Client | End::Shutdown | End::Io => 0,
+        #[cfg(feature = "etcd")]
+        End::Lease => 0,
     };
 }
 
@@ -193,6 +199,9 @@ fn expired(
 struct Conn<'a> {
     stream: &'a TcpStream,
     shared: &'a Shared,
+    /// The 64-bit clock when the connection opened: a connection never
+    /// mixes the ids of two leases.
+    flake: Arc<Flake>,
     kind: Kind,
     input: [u8; INPUT],
     len: usize,
@@ -235,15 +244,15 @@ impl Conn<'_> {
                     Request::Ids(n) => usize::from(n.get()),
                 };
                 if self.kind == Kind::Flake {
-                    let pace = self.shared.flake.pace(n);
+                    let pace = self.flake.clock.pace(n);
                     if !pace.is_zero() {
                         pos -= 1; // answered after the wait
                         step = Step::Pace(pace);
                         break;
                     }
                 }
-                if self.reply(n, out).is_err() {
-                    step = Step::Close(End::Fault);
+                if let Err(end) = self.reply(n, out) {
+                    step = Step::Close(end);
                     break;
                 }
                 if out.len() >= FLUSH_AT {
@@ -271,13 +280,17 @@ impl Conn<'_> {
 
     /// Appends the ids of one request.
     #[inline]
-    fn reply(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), ()> {
+    fn reply(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), End> {
         let shared = self.shared;
-        shared.guard(self.kind).map_err(|_| ())?;
+        shared.guard(self.kind).map_err(|_| End::Fault)?;
         match self.kind {
             Kind::Flake => {
                 let mut ids = [0u64; MAX_IDS];
-                shared.flake.fill(&mut ids[..n]).map_err(|_| ())?;
+                self.flake.fill(&mut ids[..n]).map_err(|r| match r {
+                    Refused::Clock => End::Fault,
+                    #[cfg(feature = "etcd")]
+                    Refused::Lease => End::Lease,
+                })?;
                 for id in &ids[..n] {
                     out.extend_from_slice(&id.to_be_bytes());
                 }

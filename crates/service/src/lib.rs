@@ -47,6 +47,8 @@ mod client;
 mod connection;
 mod error;
 mod horizon;
+#[cfg(feature = "etcd")]
+mod lease;
 mod log;
 pub mod protocol;
 mod server;
@@ -54,4 +56,6 @@ mod server;
 pub use crate::args::{ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, Id};
 pub use crate::error::Error;
+#[cfg(feature = "etcd")]
+pub use crate::lease::EtcdLease;
 pub use crate::server::{Config, Listeners, Report, run};

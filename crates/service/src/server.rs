@@ -3,9 +3,9 @@
 use std::future::Future;
 use std::io;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use guid::flake::{self, Layout};
@@ -52,6 +52,9 @@ pub struct Config {
     pub time: Option<Arc<dyn TimeSource>>,
     /// Whether to log events on stderr.
     pub log: bool,
+    /// Lease the 64-bit node id from etcd instead of using [`Config::node`].
+    #[cfg(feature = "etcd")]
+    pub etcd: Option<crate::lease::EtcdLease>,
 }
 
 impl Default for Config {
@@ -70,6 +73,8 @@ impl Default for Config {
             grace: Duration::from_secs(5),
             time: None,
             log: true,
+            #[cfg(feature = "etcd")]
+            etcd: None,
         }
     }
 }
@@ -140,7 +145,8 @@ pub(crate) struct Counts {
 
 /// What every connection shares.
 pub(crate) struct Shared {
-    pub(crate) flake: flake::Clock,
+    /// The 64-bit clock; replaced only when a lost lease is acquired again.
+    pub(crate) flake: RwLock<Arc<Flake>>,
     pub(crate) global: guid::Clock,
     /// The time of the last 96-bit id (Unix ns), for the horizon.
     pub(crate) global_last: AtomicU64,
@@ -153,7 +159,49 @@ pub(crate) struct Shared {
     pub(crate) log: Log,
 }
 
+/// The 64-bit clock and, when its node id is leased, the lease that must
+/// hold for every reply.
+pub(crate) struct Flake {
+    pub(crate) clock: flake::Clock,
+    #[cfg(feature = "etcd")]
+    pub(crate) lease: Option<Arc<kguid_etcd::NodeLease>>,
+}
+
+/// Why no 64-bit ids were made.
+pub(crate) enum Refused {
+    /// The clock failed (its layout ran out of time).
+    Clock,
+    /// The leased node id may not be used now.
+    #[cfg(feature = "etcd")]
+    Lease,
+}
+
+impl Flake {
+    /// Fills `ids` if the lease, when there is one, holds before and after.
+    #[inline]
+    pub(crate) fn fill(&self, ids: &mut [u64]) -> Result<(), Refused> {
+        #[cfg(feature = "etcd")]
+        if let Some(lease) = &self.lease {
+            lease.check().map_err(|_| Refused::Lease)?;
+        }
+        self.clock.fill(ids).map_err(|_| Refused::Clock)?;
+        // Fencing: no id past the horizon stored in etcd.
+        #[cfg(feature = "etcd")]
+        if let Some(lease) = &self.lease {
+            if self.clock.last_time() > lease.horizon() {
+                return Err(Refused::Lease);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Shared {
+    /// The current 64-bit clock.
+    pub(crate) fn flake(&self) -> Arc<Flake> {
+        Arc::clone(&self.flake.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Moves the horizon on, fsynced, if the next reply could pass it.
     #[inline]
     pub(crate) fn guard(&self, kind: Kind) -> io::Result<()> {
@@ -170,7 +218,7 @@ impl Shared {
     /// The time of the last id of `kind`, Unix ns.
     fn last(&self, kind: Kind) -> u64 {
         match kind {
-            Kind::Flake => unix_nanos(self.flake.last_time()),
+            Kind::Flake => unix_nanos(self.flake().clock.last_time()),
             Kind::Global => self.global_last.load(Relaxed),
         }
     }
@@ -193,7 +241,7 @@ impl Shared {
             idle_closed: c.idle_closed.load(Relaxed),
             accept_errors,
             faults: c.faults.load(Relaxed),
-            health: self.flake.health(),
+            health: self.flake().clock.health(),
             global_health: self.global.health(),
         }
     }
@@ -294,6 +342,11 @@ async fn serve(
     let mut fb = flake::Clock::builder(layout)
         .node(config.node)
         .max_lead(config.max_lead);
+    #[cfg(feature = "etcd")]
+    let leased = match &config.etcd {
+        Some(settings) => Some(crate::lease::acquire(settings, layout, log).await?),
+        None => None,
+    };
     let mut gb = guid::Clock::builder().node_from_env();
     if let Some(node) = config.global_node {
         gb = gb.node(node);
@@ -307,8 +360,22 @@ async fn serve(
         fb = fb.not_before(from_unix_nanos(t));
         gb = gb.not_before(from_unix_nanos(t));
     }
+    // Without the node and horizon of a lease: what a new lease's clock is built from.
+    #[cfg(feature = "etcd")]
+    let template = fb.clone();
+    #[cfg(feature = "etcd")]
+    if let Some((_, lease)) = &leased {
+        fb = fb
+            .node(u64::from(lease.node()))
+            .not_before(lease.not_before());
+    }
+    let flake = Flake {
+        clock: fb.build()?,
+        #[cfg(feature = "etcd")]
+        lease: leased.as_ref().map(|(_, lease)| Arc::clone(lease)),
+    };
     let shared = Arc::new(Shared {
-        flake: fb.build()?,
+        flake: RwLock::new(Arc::new(flake)),
         global: gb.build(),
         global_last: AtomicU64::new(not_before.unwrap_or(0)),
         token: token.map(Vec::into_boxed_slice),
@@ -328,6 +395,17 @@ async fn serve(
     );
 
     let (stop, stopped) = watch::channel(false);
+    #[cfg(feature = "etcd")]
+    let keeper = match (leased, &config.etcd) {
+        (Some((client, _)), Some(settings)) => Some(tokio::spawn(crate::lease::keep(
+            Arc::clone(&shared),
+            client,
+            settings.clone(),
+            template,
+            stopped.clone(),
+        ))),
+        _ => None,
+    };
     let mut tasks = JoinSet::new();
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -421,6 +499,12 @@ async fn serve(
     }
     let report = shared.report(connections, rejected, accept_errors);
     log_totals(&shared, &report);
+    #[cfg(feature = "etcd")]
+    if let Some(keeper) = keeper {
+        keeper.abort();
+        let _ = keeper.await;
+        crate::lease::release(shared).await;
+    }
     result.map(|()| report)
 }
 
@@ -508,7 +592,7 @@ fn housekeeping(
             faults - prev
         ));
     }
-    let health = shared.flake.health();
+    let health = shared.flake().clock.health();
     if events.health.due(&health, now).is_some() {
         log.line(format_args!("64-bit clock: {}", describe(&health)));
     }
@@ -534,14 +618,15 @@ fn log_start(
 ) {
     let log = shared.log;
     if let Some(l) = flake_listener {
-        let node = shared.flake.node();
+        let flake = shared.flake();
+        let node = flake.clock.node();
         log.line(format_args!(
             "listening on {} for 64-bit ids: layout {}, node {node} (datacenter {}, worker {}), max lead {:?}",
             addr(l),
-            shared.flake.layout(),
+            flake.clock.layout(),
             node >> 5,
             node & 31,
-            shared.flake.max_lead(),
+            flake.clock.max_lead(),
         ));
     }
     if let Some(l) = global_listener {
