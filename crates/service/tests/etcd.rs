@@ -6,9 +6,12 @@ mod common;
 mod support;
 
 use std::collections::BTreeSet;
+use std::io::{ErrorKind, Read, Write};
 use std::net::SocketAddr;
+use std::time::{Duration, Instant};
 
 use common::{ChildServer, ask, raw};
+use etcd_client::{Compare, CompareOp, GetOptions, PutOptions, Txn, TxnOp};
 use guid::flake::Layout;
 
 /// Ids from 20 requests of 255 on one connection.
@@ -85,4 +88,170 @@ async fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
         all.len()
     );
     drop((b, c));
+}
+
+/// One request of `n` ids on a new connection: `None` if the server closes
+/// it without a byte (a refusal).
+fn try_ask(addr: SocketAddr, n: u8) -> Option<Vec<u64>> {
+    let mut s = raw(addr);
+    s.write_all(&[n]).expect("send a request");
+    let mut first = [0u8; 1];
+    match s.read(&mut first) {
+        Ok(0) => return None,
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::ConnectionReset => return None,
+        Err(e) => panic!("read a reply: {e}"),
+    }
+    let mut rest = vec![0u8; usize::from(n) * 8 - 1];
+    s.read_exact(&mut rest).expect("the rest of the reply");
+    let bytes: Vec<u8> = first.iter().chain(&rest).copied().collect();
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    )
+}
+
+/// Waits (at most `limit`) for `line` in the server's output.
+fn wait_for_log(server: &ChildServer, line: &str, limit: Duration) {
+    let until = Instant::now() + limit;
+    while !server.output_so_far().contains(line) {
+        assert!(
+            Instant::now() < until,
+            "no {line:?} within {limit:?}: {}",
+            server.output_so_far()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The server's lease revoked behind its back, while a rival holds every
+/// other node id: the server refuses 64-bit ids (it closes connections)
+/// until it leases a node id again, then issues ids later than every id
+/// of the lost lease.
+#[tokio::test]
+async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let started = Instant::now();
+    let endpoint = etcd.endpoint();
+    let prefix = "/test/reacquire";
+    let args = ["--etcd", &endpoint, "--prefix", prefix, "--lease-ttl", "2s"];
+    let mut server = ChildServer::binary(&args, |_| {});
+    let before = fetch(server.addr);
+    let node = *nodes(&before).first().expect("ids");
+
+    let mut admin = etcd.client().await;
+    let claims = format!("{prefix}/claim/");
+    let listed = admin
+        .get(claims.as_str(), Some(GetOptions::new().with_prefix()))
+        .await
+        .expect("list the claims");
+    let [kv] = listed.kvs() else {
+        panic!("one claim: {:?}", listed.kvs());
+    };
+    let (claim, lost) = (kv.key_str().expect("utf-8 key").to_owned(), kv.lease());
+    assert_eq!(claim, format!("{claims}{node:010}"));
+
+    // A rival holds every other node id, and takes the server's claim over
+    // in one transaction, so that the server cannot simply get it back.
+    let rival = admin.lease_grant(30, None).await.expect("grant").id();
+    let bound = || Some(PutOptions::new().with_lease(rival));
+    let others: Vec<u64> = (0..=Layout::NOEQD.max_node())
+        .filter(|&n| n != node)
+        .collect();
+    for chunk in others.chunks(100) {
+        let puts: Vec<TxnOp> = chunk
+            .iter()
+            .map(|n| TxnOp::put(format!("{claims}{n:010}"), "0 rival", bound()))
+            .collect();
+        admin.txn(Txn::new().and_then(puts)).await.expect("claim");
+    }
+    let takeover = Txn::new()
+        .when([Compare::lease(claim.as_str(), CompareOp::Equal, lost)])
+        .and_then([TxnOp::put(claim.as_str(), "0 rival", bound())]);
+    let taken = admin.txn(takeover).await.expect("take the claim over");
+    assert!(taken.succeeded(), "the claim was still the server's");
+    admin
+        .lease_revoke(lost)
+        .await
+        .expect("revoke the server's lease");
+
+    wait_for_log(
+        &server,
+        &format!("lease of node {node} ended"),
+        Duration::from_secs(3),
+    );
+    let mut refused = 0;
+    for _ in 0..5 {
+        let reply = try_ask(server.addr, 255);
+        assert!(reply.is_none(), "ids from a lost lease: {reply:?}");
+        refused += 1;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_for_log(
+        &server,
+        "acquiring a node id failed",
+        Duration::from_secs(2),
+    );
+
+    // The rival goes: the server leases the lowest free node id again.
+    admin.lease_revoke(rival).await.expect("revoke the rival");
+    let released = Instant::now();
+    let first = loop {
+        if let Some(ids) = try_ask(server.addr, 255) {
+            break ids;
+        }
+        refused += 1;
+        assert!(
+            released.elapsed() < Duration::from_secs(6),
+            "no ids {:?} after the node ids were free: {}",
+            released.elapsed(),
+            server.output_so_far()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let resumed = released.elapsed();
+    let after: Vec<u64> = first.into_iter().chain(fetch(server.addr)).collect();
+    assert_eq!(
+        nodes(&after),
+        nodes(&before),
+        "the lowest free node id again"
+    );
+    let time = |id| Layout::NOEQD.decompose(id).expect("id decodes").time;
+    let last_before = before.iter().max().copied().expect("ids");
+    let first_after = after.iter().min().copied().expect("ids");
+    assert!(
+        time(first_after) > time(last_before),
+        "the new lease's ids start after the lost one's: {} <= {}",
+        time(first_after),
+        time(last_before)
+    );
+    let mut all: Vec<u64> = before.iter().chain(&after).copied().collect();
+    let checked = support::assert_unique(&mut all);
+
+    // SAFETY: kill only sends a signal to the child we started.
+    unsafe {
+        libc::kill(server.child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = server.child.wait().expect("wait for the server");
+    assert!(status.success(), "{status:?}");
+    let log = server.rest_of_stderr();
+    assert_eq!(
+        log.matches(&format!("node {node} leased")).count(),
+        2,
+        "leased at start and again: {log}"
+    );
+    assert!(
+        log.contains(&format!("lease of node {node} released")),
+        "{log}"
+    );
+    println!(
+        "node {node}: {} ids before the revoke, {refused} requests refused, ids again \
+         {resumed:?} after the node ids were free, {checked} ids, 0 duplicates, {:?} in all",
+        before.len(),
+        started.elapsed()
+    );
 }
