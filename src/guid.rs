@@ -1,7 +1,5 @@
 //! The 96-bit global id.
 
-use std::time::SystemTime;
-
 use crate::drift::Drift;
 use crate::encoding::{self, BASE62_LEN, STRING_LEN};
 use crate::error::{Error, ErrorKind, Result};
@@ -118,33 +116,6 @@ impl Guid {
     /// The sequence number, 0..=16383.
     pub const fn seq(&self) -> u16 {
         (self.lo() & SEQ_MAX) as u16
-    }
-
-    /// The time as a `SystemTime` (Go's `EpochT`; exact where Go's int64
-    /// nanoseconds wrap, past the year 2262).
-    pub fn epoch(&self) -> SystemTime {
-        crate::time::from_unix_nanos(self.time() as i128)
-    }
-
-    /// The inverse time `u64::MAX - time` read as signed nanoseconds, as a
-    /// `SystemTime` (Go's `EpochI`).
-    pub fn epoch_i(&self) -> SystemTime {
-        crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
-    }
-
-    /// `self` sorts before `other` (Go's `Before`).
-    pub fn before(&self, other: &Guid) -> bool {
-        self < other
-    }
-
-    /// `self` sorts after `other` (Go's `After`).
-    pub fn after(&self, other: &Guid) -> bool {
-        self > other
-    }
-
-    /// `self` and `other` are the same id (Go's `Equal`).
-    pub fn equal(&self, other: &Guid) -> bool {
-        self == other
     }
 
     /// The approximate distance from `other` to `self` (Go's `Diff`): times

@@ -106,31 +106,6 @@ impl Luid {
         (self.0 & SEQ_MAX) as u16
     }
 
-    /// The time as a `SystemTime` (Go's `EpochT`).
-    pub fn epoch(&self) -> SystemTime {
-        crate::time::from_unix_nanos(self.time() as i128)
-    }
-
-    /// The inverse time as a `SystemTime` (Go's `EpochI`).
-    pub fn epoch_i(&self) -> SystemTime {
-        crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
-    }
-
-    /// `self` sorts before `other` (Go's `Before`).
-    pub fn before(&self, other: &Luid) -> bool {
-        self < other
-    }
-
-    /// `self` sorts after `other` (Go's `After`).
-    pub fn after(&self, other: &Luid) -> bool {
-        self > other
-    }
-
-    /// `self` and `other` are the same id (Go's `Equal`).
-    pub fn equal(&self, other: &Luid) -> bool {
-        self == other
-    }
-
     /// The approximate distance from `other` to `self` (Go's `Diff`), as
     /// [`Guid::diff`]: the wrapped sequence difference is ORed in unmasked.
     pub const fn diff(&self, other: &Luid) -> Luid {

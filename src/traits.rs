@@ -1,9 +1,40 @@
-//! The std traits both id types implement the same way.
+//! What both id types implement the same way: Go's comparisons and
+//! epochs, and the std traits.
 
-/// Implements `Display`, `Debug`, `FromStr`, `Default` and the conversions
+/// Implements the epochs and Go's comparisons, `Display`, `Debug`,
+/// `FromStr`, `Default` and the conversions
 /// to and from bytes, slices, strings and integers for an id type.
 macro_rules! id_traits {
     ($id:ident, $bytes:ty, $int:ty, $to_int:ident, $from_int:ident) => {
+        impl $id {
+            /// The time as a `SystemTime` (Go's `EpochT`; exact where Go's
+            /// int64 nanoseconds wrap, past the year 2262).
+            pub fn epoch(&self) -> ::std::time::SystemTime {
+                $crate::time::from_unix_nanos(self.time() as i128)
+            }
+
+            /// The inverse time `u64::MAX - time` read as signed
+            /// nanoseconds, as a `SystemTime` (Go's `EpochI`).
+            pub fn epoch_i(&self) -> ::std::time::SystemTime {
+                $crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
+            }
+
+            /// `self` sorts before `other` (Go's `Before`).
+            pub fn before(&self, other: &$id) -> bool {
+                self < other
+            }
+
+            /// `self` sorts after `other` (Go's `After`).
+            pub fn after(&self, other: &$id) -> bool {
+                self > other
+            }
+
+            /// `self` and `other` are the same id (Go's `Equal`).
+            pub fn equal(&self, other: &$id) -> bool {
+                self == other
+            }
+        }
+
         impl ::core::fmt::Display for $id {
             /// The sortable string; width and alignment flags pad it.
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {

@@ -312,13 +312,7 @@ fn four_threads_no_duplicates() {
             })
         })
         .collect();
-    let mut all = HashSet::with_capacity(800_000);
-    for t in threads {
-        for id in t.join().unwrap() {
-            assert!(all.insert(id), "duplicate {id}");
-        }
-    }
-    assert_eq!(all.len(), 800_000);
+    assert_eq!(distinct(threads), 800_000);
 }
 
 /// Four threads on a stalled mock source: the clock borrows unit after unit
@@ -350,13 +344,18 @@ fn four_threads_on_a_stalled_source() {
             })
         })
         .collect();
-    let mut all = HashSet::with_capacity(800_000);
+    assert_eq!(distinct(threads), 800_000);
+    assert!(clock.health().borrowed >= 190);
+    assert!(clock.health().steps_back >= 1);
+}
+
+/// Joins the threads and counts their ids, failing on the first duplicate.
+fn distinct(threads: Vec<std::thread::JoinHandle<Vec<u64>>>) -> usize {
+    let mut all = HashSet::new();
     for t in threads {
         for id in t.join().unwrap() {
             assert!(all.insert(id), "duplicate {id}");
         }
     }
-    assert_eq!(all.len(), 800_000);
-    assert!(clock.health().borrowed >= 190);
-    assert!(clock.health().steps_back >= 1);
+    all.len()
 }
