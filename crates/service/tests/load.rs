@@ -147,11 +147,15 @@ fn clock_steps_back_under_load() {
 
 /// Past the 64-bit layout's cap the service paces the connection itself:
 /// ids keep coming at the cap, the clock never sleeps the server's thread,
-/// and the 96-bit listener keeps answering meanwhile.
+/// and the 96-bit listener keeps answering meanwhile. The layout has 8
+/// sequence bits (256 ids per millisecond), so even a slow debug build
+/// reaches the cap.
 #[test]
 fn at_the_cap_the_service_paces_without_blocking() {
     use std::io::{Read, Write};
+    let layout = guid::flake::Layout::new(45, 10, 8).unwrap();
     let mut config = Config::default();
+    config.layout = layout;
     config.max_lead = Duration::from_millis(5);
     let server = Server::start_with(config, true);
     let flood = {
@@ -169,7 +173,7 @@ fn at_the_cap_the_service_paces_without_blocking() {
                         .map(|c| u64::from_be_bytes(c.try_into().unwrap())),
                 );
             }
-            ids
+            (ids, std::time::SystemTime::now())
         })
     };
     let mut g = common::raw(server.global.unwrap());
@@ -179,10 +183,20 @@ fn at_the_cap_the_service_paces_without_blocking() {
         common::read_n(&mut g, 12);
         answered += 1;
     }
-    let ids = flood.join().unwrap();
+    let (ids, ended) = flood.join().unwrap();
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
-    // 400 ms at 4,096 ids per ms is about 1.6M ids: the cap was reached.
-    assert!(ids.len() > 500_000, "{}", ids.len());
+    // Whole milliseconds were used up: the cap was reached.
+    let full = ids
+        .chunk_by(|a, b| layout.decompose(*a).unwrap().time == layout.decompose(*b).unwrap().time)
+        .filter(|ms| ms.len() as u64 == layout.max_seq() + 1)
+        .count();
+    assert!(full > 0, "no millisecond used up in {} ids", ids.len());
+    // Paced, not run away: no id is further ahead than the lead allows.
+    let last = layout.time_of(*ids.last().unwrap()).unwrap();
+    assert!(
+        last <= ended + Duration::from_millis(5) + layout.unit(),
+        "{last:?} is past {ended:?} + 5 ms"
+    );
     assert!(answered > 0);
     drop(g);
     let report = server.stop();
