@@ -35,10 +35,17 @@ impl Guid {
 
     #[inline]
     pub(crate) const fn from_hi_lo((hi, lo): (u32, u64)) -> Guid {
-        let h = hi.to_be_bytes();
-        let l = lo.to_be_bytes();
+        Guid::from_top_bottom((hi as u64) << 32 | lo >> 32, lo as u32)
+    }
+
+    /// Stored as 8 + 4 bytes, the split [`Guid::to_u128`] reads, so a
+    /// freshly written id is forwarded from the store buffer to its reader.
+    #[inline]
+    const fn from_top_bottom(top: u64, bottom: u32) -> Guid {
+        let t = top.to_be_bytes();
+        let b = bottom.to_be_bytes();
         Guid([
-            h[0], h[1], h[2], h[3], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7],
+            t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], b[0], b[1], b[2], b[3],
         ])
     }
 
@@ -180,8 +187,7 @@ impl Guid {
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        // Read as 8 + 4 bytes, the split in which 12 bytes are stored, so a
-        // freshly written id is forwarded from the store buffer.
+        // Read as 8 + 4 bytes, the split `from_top_bottom` writes.
         let b = &self.0;
         let top = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         (top as u128) << 32 | u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as u128
@@ -192,7 +198,7 @@ impl Guid {
         if v >> 96 != 0 {
             return Err(Error(ErrorKind::Overflow { bits: 96 }));
         }
-        Guid::from_bytes(Guid::from_hi_lo(((v >> 64) as u32, v as u64)).0)
+        Guid::from_bytes(Guid::from_top_bottom((v >> 32) as u64, v as u32).0)
     }
 
     /// Writes the 16-character sortable string into `buf`, without

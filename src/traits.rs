@@ -20,16 +20,19 @@ macro_rules! id_traits {
             }
 
             /// `self` sorts before `other` (Go's `Before`).
+            #[inline]
             pub fn before(&self, other: &$id) -> bool {
                 self < other
             }
 
             /// `self` sorts after `other` (Go's `After`).
+            #[inline]
             pub fn after(&self, other: &$id) -> bool {
                 self > other
             }
 
             /// `self` and `other` are the same id (Go's `Equal`).
+            #[inline]
             pub fn equal(&self, other: &$id) -> bool {
                 self == other
             }
@@ -50,6 +53,7 @@ macro_rules! id_traits {
 
         impl ::core::str::FromStr for $id {
             type Err = $crate::Error;
+            #[inline]
             fn from_str(s: &str) -> $crate::Result<$id> {
                 $id::parse_bytes(s.as_bytes())
             }
@@ -57,6 +61,7 @@ macro_rules! id_traits {
 
         impl TryFrom<&str> for $id {
             type Error = $crate::Error;
+            #[inline]
             fn try_from(s: &str) -> $crate::Result<$id> {
                 $id::parse_bytes(s.as_bytes())
             }
@@ -65,6 +70,7 @@ macro_rules! id_traits {
         impl TryFrom<&[u8]> for $id {
             type Error = $crate::Error;
             /// The big-endian bytes (not the string).
+            #[inline]
             fn try_from(bytes: &[u8]) -> $crate::Result<$id> {
                 $id::from_slice(bytes)
             }
@@ -72,12 +78,14 @@ macro_rules! id_traits {
 
         impl TryFrom<$bytes> for $id {
             type Error = $crate::Error;
+            #[inline]
             fn try_from(bytes: $bytes) -> $crate::Result<$id> {
                 $id::from_bytes(bytes)
             }
         }
 
         impl From<$id> for $bytes {
+            #[inline]
             fn from(id: $id) -> $bytes {
                 id.to_bytes()
             }
@@ -85,12 +93,14 @@ macro_rules! id_traits {
 
         impl TryFrom<$int> for $id {
             type Error = $crate::Error;
+            #[inline]
             fn try_from(v: $int) -> $crate::Result<$id> {
                 $id::$from_int(v)
             }
         }
 
         impl From<$id> for $int {
+            #[inline]
             fn from(id: $id) -> $int {
                 id.$to_int()
             }
