@@ -78,6 +78,7 @@ pub(crate) async fn serve(
     shared: Arc<Shared>,
     mut stop: watch::Receiver<bool>,
 ) {
+    crate::busy_poll::watch(&stream);
     let mut conn = Conn {
         stream: &stream,
         shared: &shared,
@@ -128,7 +129,7 @@ pub(crate) async fn serve(
             tokio::time::sleep(pace).await;
         }
         match conn.process() {
-            Step::Read => {}
+            Step::Read => crate::busy_poll::served(),
             Step::Flush => continue,
             Step::Close(why) => {
                 closing = Some(why);

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 mod args;
+mod busy_poll;
 mod client;
 mod connection;
 mod error;
