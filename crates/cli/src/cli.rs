@@ -51,9 +51,15 @@ pub struct GenArgs {
     /// Node id, decimal or 0x hex [default: from CONFIG_GUID_NODE_ID if set, else random]
     #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
     pub node: Option<u32>,
-    /// Output form (int: local ids only, as an unsigned 64-bit number)
-    #[arg(long, value_enum, value_name = "FORM", default_value_t = GenFormat::String)]
-    pub format: GenFormat,
+    /// Output form (int: local or flake ids only, as an unsigned 64-bit number) [default: string; int with --flake]
+    #[arg(long, value_enum, value_name = "FORM")]
+    pub format: Option<GenFormat>,
+    /// Take the ids from `guid serve` at these comma-separated addresses (its --listen-g listeners), moving to another on failure; the token comes from NOEQ_TOKEN
+    #[arg(long, value_name = "ADDRS", value_delimiter = ',', conflicts_with_all = ["local", "node", "drift"])]
+    pub remote: Vec<String>,
+    /// With --remote: 64-bit flake ids from the services' -l listeners
+    #[arg(long, requires = "remote")]
+    pub flake: bool,
 }
 
 /// What `guid gen` prints for each id.

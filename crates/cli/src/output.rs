@@ -29,11 +29,19 @@ pub enum Fail {
     Write(io::Error),
     /// Standard input could not be read.
     Read(io::Error),
+    /// No id service answered.
+    Remote(kguid_service::ClientError),
 }
 
 impl From<io::Error> for Fail {
     fn from(e: io::Error) -> Fail {
         Fail::Write(e)
+    }
+}
+
+impl From<kguid_service::ClientError> for Fail {
+    fn from(e: kguid_service::ClientError) -> Fail {
+        Fail::Remote(e)
     }
 }
 
@@ -56,6 +64,10 @@ pub fn exit(result: Result<Status, Fail>) -> ExitCode {
         }
         Err(Fail::Read(e)) => {
             error(format_args!("cannot read standard input: {e}"));
+            ExitCode::FAILURE
+        }
+        Err(Fail::Remote(e)) => {
+            error(format_args!("cannot get ids from the id service: {e}"));
             ExitCode::FAILURE
         }
     }
