@@ -77,7 +77,11 @@ fn global_ids_from_the_service() {
             .map(|l| {
                 let run = guid(["inspect", "--from", form, l]);
                 assert_eq!(run.code, 0, "{form} {l}: {run:?}");
-                run.objects()[0]["string"].as_str().unwrap().parse().unwrap()
+                run.objects()[0]["string"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
             })
             .take(3)
             .collect();
