@@ -13,8 +13,8 @@ pub struct Redis {
     port: u16,
 }
 
-/// Starts redis-server. Without the binary the test fails, unless
-/// `KGUID_SKIP_SERVER_TESTS` is set: then it is skipped (`None`).
+/// Starts redis-server. Without the binary the test is skipped with the
+/// reason printed (`None`), or fails if `KGUID_REQUIRE_SERVERS` is set.
 pub fn redis() -> Option<Redis> {
     let probe = Command::new("redis-server")
         .arg("--version")
@@ -23,8 +23,8 @@ pub fn redis() -> Option<Redis> {
     if probe.is_err() {
         let why = "redis-server is not installed (Debian package redis-server)";
         assert!(
-            std::env::var_os("KGUID_SKIP_SERVER_TESTS").is_some(),
-            "{why}; set KGUID_SKIP_SERVER_TESTS=1 to skip the tests that need it"
+            std::env::var_os("KGUID_REQUIRE_SERVERS").is_none(),
+            "{why}, and KGUID_REQUIRE_SERVERS is set"
         );
         eprintln!("skipped: {why}");
         return None;
