@@ -178,7 +178,11 @@ fn a_used_up_millisecond_is_refused_and_the_client_retries() {
     // The first request got the rest of its millisecond (all of it, unless
     // the previous try's single id opened that millisecond): refused only
     // once nothing is left.
-    assert_eq!((full.first + full.count, full.shard), (4_096, 9), "{full:?}");
+    assert_eq!(
+        (full.first + full.count, full.shard),
+        (4_096, 9),
+        "{full:?}"
+    );
     assert!(full.first <= 1, "{full:?}");
 
     // A request larger than what is left gets the rest of the millisecond.
