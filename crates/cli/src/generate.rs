@@ -26,14 +26,14 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
             clock.fill_l(ids);
             Ok::<_, Fail>(())
         };
-        locals(args, fill, out)?
+        print(args, fill, out)?
     } else {
         let clock = clock(args);
         let fill = |ids: &mut [Guid]| {
             clock.fill(ids);
             Ok::<_, Fail>(())
         };
-        globals(args, fill, out)?
+        print(args, fill, out)?
     };
     out.flush()?;
     Ok(status)
@@ -57,7 +57,7 @@ fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     let token = token.as_deref().filter(|t| !t.is_empty());
     if !args.flake {
         let mut client = Client::connect_g(&args.remote, token)?;
-        return globals(args, |ids| client.fill(ids), out);
+        return print(args, |ids: &mut [Guid]| client.fill(ids), out);
     }
     let mut client = Client::connect(&args.remote, token)?;
     let fill = |ids: &mut [u64]| client.fill(ids);
@@ -69,48 +69,64 @@ fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     Ok(Status::Done)
 }
 
-/// Prints global ids from `fill` in the form asked for.
-fn globals<E: Into<Fail>>(
-    args: &GenArgs,
-    fill: impl FnMut(&mut [Guid]) -> Result<(), E>,
-    out: &mut impl Write,
-) -> Result<Status, Fail> {
-    let n = args.count;
-    match args.format.unwrap_or(GenFormat::String) {
-        GenFormat::String => emit(n, fill, out, |g, out| {
-            out.write_all(g.encode(&mut [0; Guid::STRING_LEN]).as_bytes())
-        }),
-        GenFormat::Base62 => emit(n, fill, out, |g, out| {
-            out.write_all(g.encode_base62(&mut [0; Guid::BASE62_LEN]).as_bytes())
-        }),
-        GenFormat::Hex => emit(n, fill, out, |g, out| hex(g.to_bytes(), out)),
-        GenFormat::Json => emit(n, fill, out, json),
-        GenFormat::Int => {
-            return Ok(bad_form(
-                "--format int is for local ids (add --local): a global id has 96 bits",
-            ));
-        }
-    }?;
-    Ok(Status::Done)
+/// What `gen` prints of each kind of id.
+trait Printed: Copy + Default + Serialize {
+    /// The value as a decimal integer, for ids of 64 bits.
+    const INT: Option<fn(Self) -> u64>;
+    /// Writes the sortable string.
+    fn string(&self, out: &mut impl Write) -> io::Result<()>;
+    /// Writes the base62 string.
+    fn base62(&self, out: &mut impl Write) -> io::Result<()>;
+    /// Writes the lowercase hex of the bytes.
+    fn hex(&self, out: &mut impl Write) -> io::Result<()>;
 }
 
-/// Prints local ids from `fill` in the form asked for.
-fn locals<E: Into<Fail>>(
+impl Printed for Guid {
+    const INT: Option<fn(Self) -> u64> = None;
+    fn string(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(self.encode(&mut [0; Guid::STRING_LEN]).as_bytes())
+    }
+    fn base62(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(self.encode_base62(&mut [0; Guid::BASE62_LEN]).as_bytes())
+    }
+    fn hex(&self, out: &mut impl Write) -> io::Result<()> {
+        hex(self.to_bytes(), out)
+    }
+}
+
+impl Printed for Luid {
+    const INT: Option<fn(Self) -> u64> = Some(Luid::to_u64);
+    fn string(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(self.encode(&mut [0; Luid::STRING_LEN]).as_bytes())
+    }
+    fn base62(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(self.encode_base62(&mut [0; Luid::BASE62_LEN]).as_bytes())
+    }
+    fn hex(&self, out: &mut impl Write) -> io::Result<()> {
+        hex(self.to_bytes(), out)
+    }
+}
+
+/// Prints the ids of `fill` in the form asked for.
+fn print<I: Printed, E: Into<Fail>>(
     args: &GenArgs,
-    fill: impl FnMut(&mut [Luid]) -> Result<(), E>,
+    fill: impl FnMut(&mut [I]) -> Result<(), E>,
     out: &mut impl Write,
 ) -> Result<Status, Fail> {
     let n = args.count;
     match args.format.unwrap_or(GenFormat::String) {
-        GenFormat::String => emit(n, fill, out, |l, out| {
-            out.write_all(l.encode(&mut [0; Luid::STRING_LEN]).as_bytes())
-        }),
-        GenFormat::Base62 => emit(n, fill, out, |l, out| {
-            out.write_all(l.encode_base62(&mut [0; Luid::BASE62_LEN]).as_bytes())
-        }),
-        GenFormat::Hex => emit(n, fill, out, |l, out| hex(l.to_bytes(), out)),
+        GenFormat::String => emit(n, fill, out, I::string),
+        GenFormat::Base62 => emit(n, fill, out, I::base62),
+        GenFormat::Hex => emit(n, fill, out, I::hex),
         GenFormat::Json => emit(n, fill, out, json),
-        GenFormat::Int => emit(n, fill, out, |l, out| write!(out, "{}", l.to_u64())),
+        GenFormat::Int => match I::INT {
+            Some(int) => emit(n, fill, out, |id, out| write!(out, "{}", int(*id))),
+            None => {
+                return Ok(bad_form(
+                    "--format int is for local ids (add --local): a global id has 96 bits",
+                ));
+            }
+        },
     }?;
     Ok(Status::Done)
 }

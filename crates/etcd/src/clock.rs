@@ -7,7 +7,7 @@ use guid::{Builder, Clock, Guid};
 
 use crate::error::{Error, Result};
 use crate::lease::NodeLease;
-use crate::validity::{Validity, nanos};
+use crate::validity::Validity;
 
 /// A [`Clock`] with a leased node id, started after the previous holder's
 /// horizon, that checks the lease before every id.
@@ -46,9 +46,7 @@ impl NodeLease {
         // Where the clock starts: the time of one local id, which spends a
         // single sequence value of the clock.
         let start = clock.l().time();
-        if start.saturating_add(nanos(self.ahead()) / 2) > self.validity().horizon() {
-            self.reserve(start).await?;
-        }
+        self.cover(start).await?;
         Ok(LeasedClock {
             clock,
             validity: self.validity().clone(),

@@ -7,7 +7,7 @@ use guid::flake::{self, Layout};
 
 use crate::error::Result;
 use crate::lease::NodeLease;
-use crate::validity::{Validity, nanos, unix_nanos};
+use crate::validity::{Validity, unix_nanos};
 
 /// A [`flake::Clock`] with the leased node id as its node (worker) id,
 /// started after the previous holder's horizon, that checks the lease
@@ -31,9 +31,7 @@ impl NodeLease {
             .build()?;
         // Where the clock starts: the time of one id, spent to read it.
         let start = unix_nanos(clock.layout().time_of(clock.next()?)?);
-        if start.saturating_add(nanos(self.ahead()) / 2) > self.validity().horizon() {
-            self.reserve(start).await?;
-        }
+        self.cover(start).await?;
         Ok(LeasedFlakeClock {
             clock,
             validity: self.validity().clone(),

@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use crate::error::{Error, Result};
 use crate::keys::{self, Keys};
 use crate::options::{self, Options, Timing, WhenFull};
-use crate::validity::Validity;
+use crate::validity::{Validity, nanos};
 
 /// Claim attempts per acquire: each failed one means another process took
 /// an id, so this bounds the loop under churn without limiting real use.
@@ -108,13 +108,14 @@ impl NodeLease {
         &self.holding.validity
     }
 
-    /// Reserves the horizon past `t` (Unix ns) now, before a clock starts.
-    pub(crate) async fn reserve(&self, t: u64) -> Result<()> {
-        self.holding.reserve(t).await
-    }
-
-    pub(crate) fn ahead(&self) -> Duration {
-        self.holding.timing.ahead
+    /// Before a clock starts at `start` (Unix ns): reserves the horizon
+    /// past it now unless it is already at least half the reserve ahead.
+    pub(crate) async fn cover(&self, start: u64) -> Result<()> {
+        let half = nanos(self.holding.timing.ahead) / 2;
+        if start.saturating_add(half) > self.validity().horizon() {
+            self.holding.reserve(start).await?;
+        }
+        Ok(())
     }
 }
 

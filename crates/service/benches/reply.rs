@@ -44,19 +44,27 @@ impl Noeqd {
     }
 }
 
+impl Noeqd {
+    /// noeqd's generator for node 99 on `layout` (10 node bits), beside this
+    /// crate's flake clock on the same layout.
+    fn beside_flake(layout: Layout) -> (Noeqd, flake::Clock) {
+        let noeqd = Noeqd {
+            state: Mutex::new((0, 0)),
+            node: 99,
+            seq_bits: layout.seq_bits(),
+        };
+        let clock = flake::Clock::builder(layout)
+            .node(noeqd.node)
+            .build()
+            .expect("node fits");
+        (noeqd, clock)
+    }
+}
+
 fn reply(c: &mut Criterion) {
     // The cost of one id: 21 sequence bits, so neither generator reaches
     // its cap (2^21 ids per ms) and waits.
-    let wide = Layout::new(32, 10, 21).expect("valid split");
-    let clock = flake::Clock::builder(wide)
-        .node(99)
-        .build()
-        .expect("node fits");
-    let noeqd = Noeqd {
-        state: Mutex::new((0, 0)),
-        node: 99,
-        seq_bits: 21,
-    };
+    let (noeqd, clock) = Noeqd::beside_flake(Layout::new(32, 10, 21).expect("valid split"));
     let mut g = c.benchmark_group("id");
     g.throughput(Throughput::Elements(1));
     g.bench_function("flake_next", |b| b.iter(|| black_box(&clock).next()));
@@ -65,15 +73,7 @@ fn reply(c: &mut Criterion) {
     // noeqd's layout: both run at the cap of 4,096 ids per ms once the
     // flake clock's lead is used up; noeqd's loses the rest of each
     // millisecond in which it ran out.
-    let clock = flake::Clock::builder(Layout::NOEQD)
-        .node(99)
-        .build()
-        .expect("node fits");
-    let noeqd = Noeqd {
-        state: Mutex::new((0, 0)),
-        node: 99,
-        seq_bits: 12,
-    };
+    let (noeqd, clock) = Noeqd::beside_flake(Layout::NOEQD);
     g.bench_function("flake_next_at_cap", |b| b.iter(|| black_box(&clock).next()));
     g.bench_function("noeqd_mutex_next_at_cap", |b| {
         b.iter(|| black_box(&noeqd).next())

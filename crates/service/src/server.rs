@@ -276,10 +276,11 @@ pub fn run(
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_io().enable_time();
     let budget = config.busy_poll;
-    let _busy = (!budget.is_zero())
+    // Kept until the runtime is done with it.
+    let busy_poll = (!budget.is_zero())
         .then(crate::busy_poll::BusyPoll::start)
         .flatten();
-    if _busy.is_some() {
+    if busy_poll.is_some() {
         builder.on_thread_park(move || crate::busy_poll::before_park(budget));
     }
     let runtime = builder
