@@ -1,16 +1,27 @@
 //! The clock: a lock-free, strictly monotonic source of ids.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::SystemTime;
 
 use crate::drift::Drift;
+use crate::error::{Error, ErrorKind, Result};
+use crate::fork;
 use crate::guid::Guid;
 use crate::health::{Health, Watch};
-use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK};
+use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK, TICK_SHIFT};
 use crate::local::Luid;
 use crate::node;
+use crate::sync::{AtomicU32, AtomicU64};
 use crate::time::{Source, TimeSource, unix_nanos};
+
+/// The last state of the tick range: tick `2^47 - 1`, sequence `2^14 - 1`
+/// (the year 2554).
+const MAX_STATE: u64 = TICK_MASK << SEQ_BITS | SEQ_MAX;
+
+/// The state of an inverse clock that has issued nothing: one above the
+/// range, so its first id may be [`MAX_STATE`].
+const INVERSE_START: u64 = MAX_STATE + 1;
 
 /// Makes ids: a node id, a drift, a time source and the last id's state.
 ///
@@ -26,6 +37,8 @@ use crate::time::{Source, TimeSource, unix_nanos};
 /// | 16,384 ids in one tick | the carry of `state + 1` moves to the next tick (borrowed ahead); the source catches up |
 /// | the source jumps forward | the new tick wins the `max`, sequence 0 |
 /// | restart | [`Builder::not_before`] or [`Builder::restore`] start past every id made before |
+/// | the process forks | the child draws a new random node before its first id; a clock whose node was chosen refuses (see [Fork](#fork)) |
+/// | the tick range ends (year 2554) | `g()` panics rather than wrap (see [Panics](#panics)) |
 ///
 /// Steps back, borrowed ticks and the largest lead are counted off the
 /// common path and read with [`Clock::health`].
@@ -36,6 +49,35 @@ use crate::time::{Source, TimeSource, unix_nanos};
 ///
 /// The clock is aligned to a 64-byte cache line, so its state shares the
 /// line with nothing else that threads write.
+///
+/// # Fork
+///
+/// A forked child holds a copy of the clock's state and would issue the
+/// ids its parent issues next. The clock notices the fork (a
+/// `pthread_atfork` handler counts forks; each id compares one word) and,
+/// before the child's first id:
+///
+/// - a clock with a random node ([`Clock::new`], [`crate::CLOCK`] without
+///   `CONFIG_GUID_NODE_ID`) draws a new random node, so the child's global
+///   ids differ from the parent's with no caller action;
+/// - a clock whose node was chosen ([`Builder::node`], or
+///   `CONFIG_GUID_NODE_ID`) panics: two processes with one node and one
+///   state would repeat ids, and the node was somebody's choice, so the
+///   clock neither repeats nor picks another node behind the caller's back.
+///   Build the child's clock in the child, with a node of its own.
+///
+/// Local ids carry no node: they are unique per clock, and a child's local
+/// ids, like another process's, may equal the parent's.
+///
+/// # Panics
+///
+/// [`Clock::g`], [`Clock::l`] and the fills panic when the clock has used
+/// up its 47-bit tick range: the year 2554 for the wall clock, or sooner
+/// only if a custom time source reports a time past that range. Go's
+/// `G` returns an id, not an error, so a broken source cannot be reported
+/// any other way without wrapping around to 1970, which would repeat ids.
+/// Every start the builder accepts leaves ids to issue: an out-of-range
+/// [`Builder::not_before`] or [`Snapshot`] is an error there.
 #[repr(align(64))]
 pub struct Clock {
     state: AtomicU64,
@@ -43,9 +85,15 @@ pub struct Clock {
     /// The latest source tick seen and the rare events, on a line of their
     /// own: read by every id, written once per tick or per event.
     watch: Box<Watch>,
-    node: u32,
+    /// Rewritten only in a forked child (for a random node).
+    node: AtomicU32,
+    /// The fork generation `node` belongs to.
+    forks: AtomicU32,
     drift: Drift,
     inverse: bool,
+    /// Whether the node was chosen by the caller (explicit or from the
+    /// environment) rather than drawn at random.
+    chosen: bool,
 }
 
 const _: () = assert!(size_of::<Clock>() == 64);
@@ -61,9 +109,9 @@ impl Clock {
         Builder::default()
     }
 
-    /// The node id stamped on global ids.
+    /// The node id stamped on global ids (in a forked child, the new one).
     pub fn node(&self) -> u32 {
-        self.node
+        self.current_node()
     }
 
     /// The drift stamped on ids.
@@ -77,28 +125,36 @@ impl Clock {
     }
 
     /// A new global id.
+    ///
+    /// Panics only as [the type says](#panics).
     #[inline]
     pub fn g(&self) -> Guid {
-        Guid::from_state(self.drift, self.node, self.reserve(1))
+        let node = self.current_node();
+        Guid::from_state(self.drift, node, self.reserve(1))
     }
 
     /// A new local id.
+    ///
+    /// Panics only as [the type says](#panics).
     #[inline]
     pub fn l(&self) -> Luid {
+        self.current_node();
         Luid::from_state(self.drift, self.reserve(1))
     }
 
     /// Fills `ids` with consecutive global ids from one read of the time.
     pub fn fill(&self, ids: &mut [Guid]) {
+        let node = self.current_node();
         if let Some(step) = self.reserve_batch(ids.len()) {
             for (id, state) in ids.iter_mut().zip(step) {
-                *id = Guid::from_state(self.drift, self.node, state);
+                *id = Guid::from_state(self.drift, node, state);
             }
         }
     }
 
     /// Fills `ids` with consecutive local ids from one read of the time.
     pub fn fill_l(&self, ids: &mut [Luid]) {
+        self.current_node();
         if let Some(step) = self.reserve_batch(ids.len()) {
             for (id, state) in ids.iter_mut().zip(step) {
                 *id = Luid::from_state(self.drift, state);
@@ -108,7 +164,7 @@ impl Clock {
 
     /// The global id of a local id made by this clock (Go's `FromL`).
     pub fn from_l64(&self, local: Luid) -> Guid {
-        Guid::from_l64(local, self.node)
+        Guid::from_l64(local, self.current_node())
     }
 
     /// The state after the last id, to restore after a restart.
@@ -119,6 +175,33 @@ impl Clock {
     /// The rare events met so far (units of one tick, 2^17 ns).
     pub fn health(&self) -> Health {
         self.watch.health(1 << layout::TICK_SHIFT)
+    }
+
+    /// The node for this process: after a fork, a new random one (or a
+    /// panic for a chosen node), drawn before the child's first id.
+    #[inline]
+    fn current_node(&self) -> u32 {
+        let forks = fork::generation();
+        if forks != self.forks.load(Acquire) {
+            self.forked(forks);
+        }
+        self.node.load(Relaxed)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn forked(&self, forks: u32) {
+        assert!(
+            !self.chosen,
+            "guid: a clock with the chosen node {:#010x} was used in a forked child, \
+             where it would repeat its parent's ids; build the child's clock in the \
+             child, with a node of its own",
+            self.node.load(Relaxed)
+        );
+        // Threads racing here each draw a node: any of them will do, as
+        // long as it is stored before the generation that publishes it.
+        self.node.store(node::random(), Relaxed);
+        self.forks.store(forks, Release);
     }
 
     /// Reserves `n >= 1` consecutive states and returns the first.
@@ -134,12 +217,17 @@ impl Clock {
         loop {
             // Forward: past both the last state and the start of this tick.
             // Inverse: below both the last state and the end of this tick.
-            let (first, last) = if self.inverse {
-                let first = cur.wrapping_sub(1).min(now | SEQ_MAX);
-                (first, first.wrapping_sub(n - 1))
+            // `None` when the range has no room left: never wrap around.
+            let next = if self.inverse {
+                cur.checked_sub(1)
+                    .map(|c| c.min(now | SEQ_MAX))
+                    .and_then(|first| Some((first, first.checked_sub(n - 1)?)))
             } else {
-                let first = cur.wrapping_add(1).max(now);
-                (first, first.wrapping_add(n - 1))
+                let first = (cur + 1).max(now);
+                Some((first, first + (n - 1))).filter(|&(_, last)| last <= MAX_STATE)
+            };
+            let Some((first, last)) = next else {
+                used_up(self.inverse)
             };
             match self
                 .state
@@ -149,7 +237,7 @@ impl Clock {
                     let (prev, last) = (cur >> SEQ_BITS, last >> SEQ_BITS);
                     // Health counts forward: an inverse tick is mirrored back.
                     if self.inverse && last < now_tick {
-                        let forward = |t: u64| TICK_MASK.saturating_sub(t);
+                        let forward = |t: u64| TICK_MASK.saturating_sub(t.min(TICK_MASK));
                         self.watch.ran_ahead(forward(prev), raw, forward(last));
                     } else if !self.inverse && last > now_tick {
                         self.watch.ran_ahead(prev, raw, last);
@@ -169,14 +257,22 @@ impl Clock {
         }
         let first = self.reserve(n);
         let inverse = self.inverse;
-        Some((0..n).map(move |i| {
-            if inverse {
-                first.wrapping_sub(i)
-            } else {
-                first.wrapping_add(i)
-            }
-        }))
+        Some((0..n).map(move |i| if inverse { first - i } else { first + i }))
     }
+}
+
+#[cold]
+#[inline(never)]
+fn used_up(inverse: bool) -> ! {
+    panic!(
+        "guid: the clock has used up its 47-bit tick range ({} end, the year 2554): \
+         its time source reports a time past the range, or a restored state was at its end",
+        if inverse {
+            "the inverse clock's"
+        } else {
+            "the"
+        }
+    )
 }
 
 impl Default for Clock {
@@ -188,7 +284,7 @@ impl Default for Clock {
 impl fmt::Debug for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Clock")
-            .field("node", &format_args!("{:#010x}", self.node))
+            .field("node", &format_args!("{:#010x}", self.node.load(Relaxed)))
             .field("drift", &self.drift)
             .field("inverse", &self.inverse)
             .field("wall", &self.source.is_wall())
@@ -205,15 +301,32 @@ impl fmt::Debug for Clock {
 /// let clock = Clock::new();
 /// let last = clock.g();
 /// let saved: u64 = clock.snapshot().into();
-/// let restarted = Clock::builder().node(clock.node()).restore(Snapshot::from(saved)).build();
+/// let restarted = Clock::builder()
+///     .node(clock.node())
+///     .restore(Snapshot::try_from(saved)?)
+///     .build();
 /// assert!(restarted.g() > last);
+/// assert!(Snapshot::try_from(u64::MAX).is_err()); // past the tick range
+/// # Ok::<(), guid::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Snapshot(u64);
 
-impl From<u64> for Snapshot {
-    fn from(state: u64) -> Self {
-        Snapshot(state)
+impl TryFrom<u64> for Snapshot {
+    type Error = Error;
+
+    /// A saved state: `tick << 14 | seq` within the 47-bit tick range, or
+    /// `2^61`, the state of an inverse clock that has issued nothing.
+    fn try_from(state: u64) -> Result<Self> {
+        if state > INVERSE_START {
+            return Err(Error(ErrorKind::Range {
+                name: "clock state",
+                value: state,
+                min: 0,
+                max: INVERSE_START,
+            }));
+        }
+        Ok(Snapshot(state))
     }
 }
 
@@ -286,10 +399,22 @@ impl Builder {
     /// inverse clock: smaller), whatever the source says: the restart guard
     /// for a process that kept its node id (noeqd's `-t`). The latest of
     /// several calls wins.
-    pub fn not_before(mut self, t: SystemTime) -> Builder {
+    ///
+    /// Fails when `t` is in the last tick of the range or past it (the
+    /// year 2554), where no later id exists: a time in the wrong unit
+    /// (microseconds read as milliseconds) ends here, not in ids from 1970.
+    pub fn not_before(mut self, t: SystemTime) -> Result<Builder> {
         let ns = unix_nanos(t);
+        if layout::tick(ns) >= TICK_MASK {
+            return Err(Error(ErrorKind::Range {
+                name: "not-before time (Unix ns)",
+                value: ns,
+                min: 0,
+                max: (TICK_MASK << TICK_SHIFT) - 1,
+            }));
+        }
         self.not_before = Some(self.not_before.map_or(ns, |prev| prev.max(ns)));
-        self
+        Ok(self)
     }
 
     /// Continues after a [`Snapshot`] of a clock of the same direction.
@@ -300,7 +425,8 @@ impl Builder {
 
     /// The clock.
     pub fn build(self) -> Clock {
-        let mut state = if self.inverse { u64::MAX } else { 0 };
+        fork::watch();
+        let mut state = if self.inverse { INVERSE_START } else { 0 };
         if let Some(ns) = self.not_before {
             state = if self.inverse {
                 state.min(layout::tick(u64::MAX - ns) << SEQ_BITS)
@@ -319,9 +445,11 @@ impl Builder {
             state: AtomicU64::new(state),
             source: self.source,
             watch: Box::new(Watch::new(self.not_before.map_or(0, layout::tick))),
-            node: self.node.unwrap_or_else(node::random),
+            node: AtomicU32::new(self.node.unwrap_or_else(node::random)),
+            forks: AtomicU32::new(fork::generation()),
             drift: self.drift,
             inverse: self.inverse,
+            chosen: self.node.is_some(),
         }
     }
 }

@@ -68,6 +68,9 @@ pub enum ErrorKind {
         /// Bits of sequence.
         seq: u32,
     },
+    /// A clock with a chosen node was used in a forked child of the process
+    /// that built it, where it would repeat its parent's ids.
+    Forked,
     /// A setting outside the range it allows (a flake time unit of zero, a
     /// snowcast node width outside 7..=13).
     Range {
@@ -126,6 +129,10 @@ impl fmt::Display for Error {
             ErrorKind::Layout { time, node, seq } => write!(
                 f,
                 "invalid layout {time}/{node}/{seq}: needs time + node + seq = 63 bits, each at least 1"
+            ),
+            ErrorKind::Forked => f.write_str(
+                "clock used in a forked child, where it would repeat its parent's ids: \
+                 build the child's clock in the child",
             ),
             ErrorKind::Range {
                 name,

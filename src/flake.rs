@@ -53,18 +53,20 @@
 //! | jumps forward | follows it, sequence 0 |
 //! | passes the layout's last unit | returns an error ([`ErrorKind::Part`] named `"time"`): the layout is used up |
 //! | restarts | [`Builder::not_before`] with a saved [`Clock::last_time`] starts after every id issued before |
+//! | is used in a forked child | returns an error ([`ErrorKind::Forked`]): the node is the parent's, and the child would repeat its ids |
 //!
 //! Twitter's snowflake and noeqd wait whenever the sequence runs out and
 //! refuse to serve while the clock is behind; the Go guid library repeats
 //! ids in both cases.
 
 use std::fmt;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::fork;
 use crate::health::{Health, Watch};
+use crate::sync::AtomicU64;
 use crate::time::{Source, TimeSource, unix_nanos};
 
 /// The epoch of Twitter's snowflake and noeqd, in Unix milliseconds
@@ -362,6 +364,8 @@ pub struct Clock {
     node: u64,
     max_lead: u64,
     source: Source,
+    /// The fork generation the clock was built in.
+    forks: u32,
 }
 
 /// The clock's state alone on a cache line: it is the word every id writes.
@@ -382,7 +386,8 @@ impl Clock {
 
     /// A new id, later than every id this clock issued before.
     ///
-    /// Fails only when the source has passed the layout's last time unit.
+    /// Fails only when the source has passed the layout's last time unit,
+    /// or in a forked child of the process that built the clock.
     #[inline]
     pub fn next(&self) -> Result<u64> {
         Ok(self.id(self.reserve(1)?))
@@ -460,6 +465,9 @@ impl Clock {
     /// Reserves `n >= 1` consecutive states and returns the first.
     #[inline]
     fn reserve(&self, n: u64) -> Result<u64> {
+        if fork::generation() != self.forks {
+            return Err(Error(ErrorKind::Forked));
+        }
         let s = self.layout.seq;
         let mut waited = false;
         loop {
@@ -549,11 +557,20 @@ impl Clock {
     /// [`MAX_NAP`] at a time.
     #[cold]
     fn nap(&self, target: u64) {
-        let left = self.start_of(target).saturating_sub(self.source.now());
-        if left == 0 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
+        // The model checker schedules its threads itself: yield to them.
+        #[cfg(loom)]
+        {
+            let _ = target;
+            loom::thread::yield_now();
+        }
+        #[cfg(not(loom))]
+        {
+            let left = self.start_of(target).saturating_sub(self.source.now());
+            if left == 0 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
+            }
         }
     }
 }
@@ -611,7 +628,9 @@ impl Builder {
 
     /// Issues only ids whose time unit is after the unit of `t`, whatever
     /// the source says: the restart guard for a process that kept its node
-    /// id (noeqd's `-t`). The latest of several calls wins.
+    /// id (noeqd's `-t`). The latest of several calls wins. A `t` in the
+    /// layout's last unit or past it leaves no id to issue:
+    /// [`Builder::build`] refuses it.
     pub fn not_before(mut self, t: SystemTime) -> Builder {
         self.not_before = Some(self.not_before.map_or(t, |prev| prev.max(t)));
         self
@@ -625,8 +644,11 @@ impl Builder {
         self
     }
 
-    /// The clock, or an error if the node id does not fit the layout.
+    /// The clock, or an error if the node id does not fit the layout or the
+    /// [`Builder::not_before`] time leaves the layout no unit to issue in
+    /// ([`ErrorKind::Range`]).
     pub fn build(self) -> Result<Clock> {
+        fork::watch();
         let layout = self.layout;
         check("node", self.node, layout.max_node())?;
         let (mut state, mut seen) = (0, 0);
@@ -635,11 +657,16 @@ impl Builder {
             .filter(|t| unix_nanos(*t) >= layout.epoch_ns)
         {
             let unit = layout.units(t);
+            if unit >= layout.max_time() {
+                return Err(Error(ErrorKind::Range {
+                    name: "not-before time (units since the epoch)",
+                    value: unit,
+                    min: 0,
+                    max: layout.max_time() - 1,
+                }));
+            }
             seen = unit;
-            state = match unit.checked_add(1) {
-                Some(next) if next <= layout.max_time() => (next << layout.seq) - 1,
-                _ => layout.max_state(),
-            };
+            state = ((unit + 1) << layout.seq) - 1;
         }
         let lead = self.max_lead.as_nanos() / u128::from(layout.unit_ns);
         Ok(Clock {
@@ -649,6 +676,7 @@ impl Builder {
             node: self.node << layout.seq,
             max_lead: u64::try_from(lead).unwrap_or(u64::MAX),
             source: self.source,
+            forks: fork::generation(),
         })
     }
 }

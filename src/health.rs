@@ -1,8 +1,9 @@
 //! The rare events a clock meets, counted off its common path.
 
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::Duration;
+
+use crate::sync::AtomicU64;
 
 /// The rare events a clock has met, read with `health()` on the global
 /// [`Clock`](crate::Clock) and the [flake clock](crate::flake::Clock).
@@ -30,7 +31,6 @@ pub struct Health {
 /// The latest source unit a clock has seen, and its counters of rare
 /// events. Units are the clock's time unit, counted forward.
 /// Aligned to a cache line of its own, apart from the clock's state word.
-#[derive(Default)]
 #[repr(align(64))]
 pub(crate) struct Watch {
     /// Written once per unit, not per id.
@@ -48,9 +48,15 @@ pub(crate) struct Watch {
 impl Watch {
     /// A watch that has seen unit `seen` (a not-before bound).
     pub(crate) fn new(seen: u64) -> Watch {
+        let zero = || AtomicU64::new(0);
         Watch {
             seen: AtomicU64::new(seen),
-            ..Watch::default()
+            steps_back: zero(),
+            step_mark: zero(),
+            max_step: zero(),
+            borrowed: zero(),
+            max_lead: zero(),
+            waits: zero(),
         }
     }
 

@@ -75,11 +75,13 @@ mod drift;
 mod encoding;
 mod error;
 pub mod flake;
+mod fork;
 mod guid;
 mod health;
 mod layout;
 mod local;
 pub mod node;
+mod sync;
 mod time;
 mod traits;
 

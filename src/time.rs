@@ -2,8 +2,10 @@
 
 use std::any::Any;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::sync::AtomicU64;
 
 /// A source of Unix time in nanoseconds.
 ///
@@ -116,8 +118,15 @@ impl TimeSource for CoarseClock {
 /// time.step_back(1_000_000_000); // the system clock goes back 1 s
 /// assert!(clock.g() > a);
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MockTime(Arc<AtomicU64>);
+
+impl Default for MockTime {
+    /// A source that reads 0 (the Unix epoch) until moved.
+    fn default() -> Self {
+        MockTime::new(0)
+    }
+}
 
 impl MockTime {
     /// A source that reads `ns` until moved.

@@ -249,7 +249,7 @@ fn a_restarted_clock_continues_past_the_old_ids() {
         let old = mock_clock(&time, inverse);
         let mut issued: Vec<Guid> = (0..50_000).map(|_| old.g()).collect();
         let last = *issued.last().unwrap();
-        let snapshot = Snapshot::from(u64::from(old.snapshot()));
+        let snapshot = Snapshot::try_from(u64::from(old.snapshot())).unwrap();
         time.step_back(HOUR);
 
         let restored = {
@@ -273,7 +273,8 @@ fn a_restarted_clock_continues_past_the_old_ids() {
             let b = Clock::builder()
                 .node(old.node())
                 .time(time.clone())
-                .not_before(UNIX_EPOCH + Duration::from_nanos(horizon));
+                .not_before(UNIX_EPOCH + Duration::from_nanos(horizon))
+                .unwrap();
             if inverse { b.inverse() } else { b }.build()
         };
         let g = guarded.g();

@@ -36,7 +36,7 @@ impl NodeLease {
     pub async fn clock_with(&self, builder: Builder) -> Result<LeasedClock> {
         let clock = builder
             .node(self.node())
-            .not_before(self.not_before())
+            .not_before(self.not_before())?
             .build();
         if clock.is_inverse() {
             return Err(Error::Config(

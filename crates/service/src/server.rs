@@ -373,7 +373,7 @@ async fn serve(
     }
     if let Some(t) = not_before {
         fb = fb.not_before(from_unix_nanos(t));
-        gb = gb.not_before(from_unix_nanos(t));
+        gb = gb.not_before(from_unix_nanos(t))?;
     }
     // Without the node and horizon of a lease: what a new lease's clock is built from.
     #[cfg(feature = "etcd")]
