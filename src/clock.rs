@@ -169,7 +169,9 @@ impl Clock {
 
     /// The state after the last id, to restore after a restart.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot(self.state.load(Relaxed))
+        // A fresh inverse clock sits one above the range: as a snapshot it
+        // gives up the topmost state, an inverse id of 1970.
+        Snapshot(self.state.load(Relaxed).min(MAX_STATE))
     }
 
     /// The rare events met so far (units of one tick, 2^17 ns).
@@ -315,15 +317,16 @@ pub struct Snapshot(u64);
 impl TryFrom<u64> for Snapshot {
     type Error = Error;
 
-    /// A saved state: `tick << 14 | seq` within the 47-bit tick range, or
-    /// `2^61`, the state of an inverse clock that has issued nothing.
+    /// A saved state, `tick << 14 | seq` within the 47-bit tick range
+    /// (below `2^61`). A forward clock restored from the range's last state
+    /// has no id left: its first id panics, as the clock it was saved from.
     fn try_from(state: u64) -> Result<Self> {
-        if state > INVERSE_START {
+        if state > MAX_STATE {
             return Err(Error(ErrorKind::Range {
                 name: "clock state",
                 value: state,
                 min: 0,
-                max: INVERSE_START,
+                max: MAX_STATE,
             }));
         }
         Ok(Snapshot(state))
@@ -345,6 +348,19 @@ pub struct Builder {
     source: Source,
     not_before: Option<u64>,
     restore: Option<Snapshot>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("node", &self.node)
+            .field("drift", &self.drift)
+            .field("inverse", &self.inverse)
+            .field("wall", &self.source.is_wall())
+            .field("not_before", &self.not_before)
+            .field("restore", &self.restore)
+            .finish()
+    }
 }
 
 impl Default for Builder {

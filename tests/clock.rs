@@ -396,3 +396,69 @@ fn the_coarse_clock_keeps_the_guarantees() {
         "first id {lag:?} before the start"
     );
 }
+
+/// At the end of the 47-bit tick range (a source at `u64::MAX`, past the
+/// year 2554) the clock issues what is left and then refuses with a panic:
+/// it never wraps to 1970 or repeats its last tick, in either direction.
+#[test]
+fn the_clock_refuses_rather_than_wrap_at_the_end_of_the_range() {
+    for inverse in [false, true] {
+        let time = MockTime::new(u64::MAX);
+        let clock = mock_clock(&time, inverse);
+        let ids: Vec<Guid> = (0..16_384).map(|_| clock.g()).collect();
+        assert_strict(&ids, inverse);
+        let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| clock.g()));
+        assert!(end.is_err(), "inverse {inverse}: no id after the range");
+        let mut batch = [Guid::default(); 2];
+        let fill =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| clock.fill(&mut batch)));
+        assert!(fill.is_err(), "inverse {inverse}: no batch after the range");
+        assert_eq!(batch, [Guid::default(); 2]);
+    }
+}
+
+/// A batch that would run past the end is refused whole, not wrapped.
+#[test]
+fn a_batch_past_the_end_of_the_range_is_refused() {
+    let time = MockTime::new(u64::MAX);
+    let clock = mock_clock(&time, false);
+    let mut ids = vec![Guid::default(); 16_383];
+    clock.fill(&mut ids);
+    let mut two = [Guid::default(); 2];
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| clock.fill(&mut two)));
+    assert!(r.is_err());
+    let last = clock.g(); // the one state left
+    assert!(last > ids[16_382]);
+    assert_eq!(last.seq(), 16_383);
+}
+
+/// Starts past the range are typed errors at the builder, not ids of 1970:
+/// a not-before time in the last tick or later, a state past `2^61 - 1`.
+#[test]
+fn starts_past_the_range_are_rejected() {
+    let past = UNIX_EPOCH + Duration::from_nanos(u64::MAX);
+    let err = Clock::builder().not_before(past).unwrap_err();
+    assert!(matches!(err.kind(), guid::ErrorKind::Range { .. }), "{err}");
+    let last_tick = UNIX_EPOCH + Duration::from_nanos(((1 << 47) - 1) << 17);
+    assert!(Clock::builder().not_before(last_tick).is_err());
+    // The tick before the last still leaves the last tick's ids.
+    let before_last = UNIX_EPOCH + Duration::from_nanos(((1 << 47) - 2) << 17);
+    let time = MockTime::new(0);
+    let clock = Clock::builder()
+        .time(time)
+        .not_before(before_last)
+        .unwrap()
+        .build();
+    assert_eq!(
+        clock.g().to_l64().to_u64() >> 14 & ((1 << 47) - 1),
+        (1 << 47) - 1
+    );
+
+    for state in [1u64 << 61, u64::MAX] {
+        let err = Snapshot::try_from(state).unwrap_err();
+        assert!(matches!(err.kind(), guid::ErrorKind::Range { .. }), "{err}");
+    }
+    // A fresh inverse clock's snapshot restores.
+    let fresh = Clock::builder().inverse().build().snapshot();
+    assert!(Snapshot::try_from(u64::from(fresh)).is_ok());
+}

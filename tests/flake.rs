@@ -359,3 +359,26 @@ fn distinct(threads: Vec<std::thread::JoinHandle<Vec<u64>>>) -> usize {
     }
     all.len()
 }
+
+/// A not-before time in the layout's last unit or past it leaves no id to
+/// issue: the builder refuses it instead of starting a clock that is used up.
+#[test]
+fn a_not_before_past_the_layout_is_refused() {
+    let layout = Layout::new(8, 10, 45).unwrap().with_epoch(UNIX_EPOCH);
+    let last = layout.time(layout.max_time());
+    for t in [last, last + Duration::from_secs(3600)] {
+        let err = Clock::builder(layout).not_before(t).build().unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Range { .. }), "{err}");
+    }
+    let before_last = layout.time(layout.max_time() - 1);
+    let time = MockTime::new(0);
+    let clock = Clock::builder(layout)
+        .time(time)
+        .not_before(before_last)
+        .build()
+        .unwrap();
+    assert_eq!(
+        layout.decompose(clock.next().unwrap()).unwrap().time,
+        layout.max_time()
+    );
+}

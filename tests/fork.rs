@@ -1,0 +1,163 @@
+//! A forked child never repeats its parent's ids: tested with a real
+//! `fork()`, parent and child filling ids at the same time.
+#![cfg(unix)]
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+
+use guid::flake::{self, Layout};
+use guid::{Clock, ErrorKind, Guid};
+
+/// One fork at a time: the child must not inherit a lock another test of
+/// this file holds mid-way.
+static FORK: Mutex<()> = Mutex::new(());
+
+const BATCHES: usize = 100;
+const BATCH: usize = 1024;
+
+/// Runs `child` in a forked child and returns the bytes it wrote, while
+/// the parent runs `parent`.
+fn fork_with<T>(child: impl FnOnce() -> Vec<u8>, parent: impl FnOnce() -> T) -> (Vec<u8>, T) {
+    let _one = FORK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let [read, write] = fds;
+    // SAFETY: the child only computes, writes to its pipe and `_exit`s.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        // SAFETY: closing our copy of the read end.
+        unsafe { libc::close(read) };
+        let out = child();
+        let mut rest = &out[..];
+        while !rest.is_empty() {
+            // SAFETY: `rest` is valid for its length.
+            let n = unsafe { libc::write(write, rest.as_ptr().cast(), rest.len()) };
+            if n <= 0 {
+                // SAFETY: leaving the child without running the parent's destructors.
+                unsafe { libc::_exit(2) };
+            }
+            rest = &rest[n as usize..];
+        }
+        // SAFETY: as above.
+        unsafe { libc::_exit(0) };
+    }
+    // SAFETY: closing our copy of the write end.
+    unsafe { libc::close(write) };
+    let theirs = parent();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        // SAFETY: `buf` is valid for its length.
+        let n = unsafe { libc::read(read, buf.as_mut_ptr().cast(), buf.len()) };
+        assert!(n >= 0, "read from the child failed");
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n as usize]);
+    }
+    let mut status = 0;
+    // SAFETY: `pid` is our child.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    // SAFETY: reading the status waitpid filled.
+    unsafe {
+        libc::close(read);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "child status {status}"
+        );
+    }
+    (bytes, theirs)
+}
+
+/// 100 × 1,024 global ids from `clock`, as bytes.
+fn fill(clock: &Clock) -> Vec<Guid> {
+    let mut ids = vec![Guid::default(); BATCHES * BATCH];
+    for batch in ids.chunks_mut(BATCH) {
+        clock.fill(batch);
+    }
+    ids
+}
+
+fn shared(parent: &[Guid], child_bytes: &[u8]) -> usize {
+    let mine: std::collections::HashSet<[u8; 12]> = parent.iter().map(|g| g.to_bytes()).collect();
+    assert_eq!(child_bytes.len(), BATCHES * BATCH * 12, "the child's ids");
+    child_bytes
+        .chunks(12)
+        .filter(|b| mine.contains(&<[u8; 12]>::try_from(*b).unwrap()))
+        .count()
+}
+
+/// A clock with a random node, used before the fork: the child draws a new
+/// node, and none of its 102,400 ids equals one of the parent's.
+#[test]
+fn a_forked_child_never_repeats_its_parents_ids() {
+    for clock in [&*guid::CLOCK, &Clock::new()] {
+        if std::ptr::eq(clock, &*guid::CLOCK) && std::env::var_os(guid::node::NODE_ENV).is_some() {
+            continue; // a chosen node: the next test's case
+        }
+        let before = clock.g();
+        let (child, (parent, node)) = fork_with(
+            || {
+                let mut out: Vec<u8> = fill(clock).iter().flat_map(|g| g.to_bytes()).collect();
+                out.truncate(BATCHES * BATCH * 12);
+                out
+            },
+            || (fill(clock), clock.node()),
+        );
+        assert_eq!(shared(&parent, &child), 0);
+        assert_eq!(node, before.node(), "the parent keeps its node");
+        let child_node = Guid::try_from(&child[..12]).unwrap().node();
+        assert_ne!(child_node, node, "the child has a node of its own");
+        // The child's ids still come after everything the parent made before the fork.
+        assert!(Guid::try_from(&child[..12]).unwrap().time() >= before.time());
+    }
+}
+
+/// A clock whose node was chosen refuses in the child (a panic) rather
+/// than repeat its parent's ids or pick a node behind the caller's back.
+#[test]
+fn a_chosen_node_refuses_in_a_forked_child() {
+    let clock = Clock::builder().node(0x0bad_cafe).build();
+    let _ = clock.g();
+    let (child, parent) = fork_with(
+        || {
+            std::panic::set_hook(Box::new(|_| {}));
+            let g = std::panic::catch_unwind(AssertUnwindSafe(|| clock.g())).is_err();
+            let l = std::panic::catch_unwind(AssertUnwindSafe(|| clock.l())).is_err();
+            vec![u8::from(g), u8::from(l)]
+        },
+        || clock.g(),
+    );
+    assert_eq!(child, [1, 1], "g() and l() refuse in the child");
+    assert_eq!(parent.node(), 0x0bad_cafe, "the parent goes on");
+}
+
+/// The flake clock's node is always chosen: in the child it returns an
+/// error, and the parent goes on.
+#[test]
+fn a_flake_clock_refuses_in_a_forked_child() {
+    let clock = flake::Clock::builder(Layout::NOEQD)
+        .node(9)
+        .build()
+        .unwrap();
+    let first = clock.next().unwrap();
+    let (child, parent) = fork_with(
+        || {
+            let next = clock.next().map_err(|e| e.kind());
+            let mut ids = [0; 4];
+            let fill = clock.fill(&mut ids).map_err(|e| e.kind());
+            let forked =
+                |r: Result<_, ErrorKind>| u8::from(r.is_err_and(|k| k == ErrorKind::Forked));
+            vec![
+                forked(next.map(|_| ())),
+                forked(fill),
+                u8::from(ids == [0; 4]),
+            ]
+        },
+        || clock.next().unwrap(),
+    );
+    assert_eq!(child, [1, 1, 1]);
+    assert!(parent > first);
+}
