@@ -80,6 +80,7 @@ pub const DEFAULT_MAX_LEAD: Duration = Duration::from_millis(100);
 const NANOS_PER_MS: u64 = 1_000_000;
 
 /// The longest single nap of a clock that waits for its source.
+#[cfg(not(loom))]
 const MAX_NAP: Duration = Duration::from_millis(1);
 
 /// A split of 63 bits into time, node and sequence, with the time unit and
