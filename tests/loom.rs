@@ -25,13 +25,13 @@ const T0: u64 = 1_700_000_000_000_000_000;
 const TICK: u64 = 1 << 17;
 
 /// Runs `f` under every interleaving loom explores with at most
-/// `LOOM_MAX_PREEMPTIONS` (default 3) preemptions, and reports how many.
+/// `LOOM_MAX_PREEMPTIONS` (default 10) preemptions, and reports how many.
 fn check(name: &str, f: impl Fn() + Sync + Send + 'static) {
     let runs = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&runs);
     let mut model = loom::model::Builder::new();
     if model.preemption_bound.is_none() {
-        model.preemption_bound = Some(3);
+        model.preemption_bound = Some(10);
     }
     model.check(move || {
         counted.fetch_add(1, Relaxed);
@@ -43,7 +43,10 @@ fn check(name: &str, f: impl Fn() + Sync + Send + 'static) {
 }
 
 /// Strictly increasing (or decreasing), and no id shared between `all`.
-fn assert_ordered_and_distinct<T: Ord + Copy + std::fmt::Debug>(per_thread: &[Vec<T>], inverse: bool) {
+fn assert_ordered_and_distinct<T: Ord + Copy + std::fmt::Debug>(
+    per_thread: &[Vec<T>],
+    inverse: bool,
+) {
     for ids in per_thread {
         for w in ids.windows(2) {
             assert!(if inverse { w[0] > w[1] } else { w[0] < w[1] }, "{ids:?}");
@@ -66,21 +69,28 @@ fn clock(time: &MockTime, inverse: bool) -> Arc<Clock> {
 #[test]
 fn global_clock_two_threads_and_a_wild_source() {
     for inverse in [false, true] {
-        check("global, wild source", move || {
-            let time = MockTime::new(T0);
-            let clock = clock(&time, inverse);
-            let other = Arc::clone(&clock);
-            let t = thread::spawn(move || vec![other.g(), other.g()]);
-            let mover = time.clone();
-            let m = thread::spawn(move || {
-                mover.step_back(3 * TICK);
-                mover.advance(10 * TICK);
-            });
-            let mine = vec![clock.g(), clock.g()];
-            let theirs = t.join().unwrap();
-            m.join().unwrap();
-            assert_ordered_and_distinct(&[mine, theirs], inverse);
-        });
+        check(
+            if inverse {
+                "global inverse, wild source"
+            } else {
+                "global, wild source"
+            },
+            move || {
+                let time = MockTime::new(T0);
+                let clock = clock(&time, inverse);
+                let other = Arc::clone(&clock);
+                let t = thread::spawn(move || vec![other.g(), other.g()]);
+                let mover = time.clone();
+                let m = thread::spawn(move || {
+                    mover.step_back(3 * TICK);
+                    mover.advance(10 * TICK);
+                });
+                let mine = vec![clock.g(), clock.g()];
+                let theirs = t.join().unwrap();
+                m.join().unwrap();
+                assert_ordered_and_distinct(&[mine, theirs], inverse);
+            },
+        );
     }
 }
 
@@ -111,24 +121,39 @@ fn global_clock_batch_beside_single_ids() {
 #[test]
 fn global_clock_borrows_the_next_tick_under_contention() {
     for inverse in [false, true] {
-        check("global, borrowing", move || {
-            let time = MockTime::new(T0);
-            // Two states left in the source's tick (forward), or two above
-            // its floor (inverse).
-            let tick = if inverse { (1u64 << 47) - 1 - (T0 >> 17) } else { T0 >> 17 };
-            let state = if inverse { tick << 14 | 2 } else { tick << 14 | ((1 << 14) - 3) };
-            let b = Clock::builder()
-                .node(7)
-                .time(time.clone())
-                .restore(Snapshot::try_from(state).unwrap());
-            let clock = Arc::new(if inverse { b.inverse() } else { b }.build());
-            let other = Arc::clone(&clock);
-            let t = thread::spawn(move || vec![other.g(), other.g()]);
-            let mine = vec![clock.g(), clock.g()];
-            let theirs = t.join().unwrap();
-            assert_ordered_and_distinct(&[mine, theirs], inverse);
-            assert!(clock.health().borrowed >= 1);
-        });
+        check(
+            if inverse {
+                "global inverse, borrowing"
+            } else {
+                "global, borrowing"
+            },
+            move || {
+                let time = MockTime::new(T0);
+                // Two states left in the source's tick (forward), or two above
+                // its floor (inverse).
+                let tick = if inverse {
+                    (1u64 << 47) - 1 - (T0 >> 17)
+                } else {
+                    T0 >> 17
+                };
+                let state = if inverse {
+                    tick << 14 | 2
+                } else {
+                    tick << 14 | ((1 << 14) - 3)
+                };
+                let b = Clock::builder()
+                    .node(7)
+                    .time(time.clone())
+                    .restore(Snapshot::try_from(state).unwrap());
+                let clock = Arc::new(if inverse { b.inverse() } else { b }.build());
+                let other = Arc::clone(&clock);
+                let t = thread::spawn(move || vec![other.g(), other.g()]);
+                let mine = vec![clock.g(), clock.g()];
+                let theirs = t.join().unwrap();
+                assert_ordered_and_distinct(&[mine, theirs], inverse);
+                assert!(clock.health().borrowed >= 1);
+            },
+        );
     }
 }
 
@@ -183,7 +208,10 @@ fn flake_clock_borrows_within_its_lead() {
         let theirs = t.join().unwrap();
         let now = layout.units(std::time::UNIX_EPOCH + Duration::from_nanos(T0));
         for id in mine.iter().chain(&theirs) {
-            assert!(layout.decompose(*id).unwrap().time <= now + 1, "within the lead");
+            assert!(
+                layout.decompose(*id).unwrap().time <= now + 1,
+                "within the lead"
+            );
         }
         assert_ordered_and_distinct(&[mine, theirs], false);
     });
