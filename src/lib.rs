@@ -49,6 +49,8 @@
 //! | the system clock jumps forward | ids follow it |
 //! | restart with the same node id | [`Builder::not_before`] / [`Builder::restore`] start past every earlier id |
 //! | inverse clock | the same, mirrored: ids strictly decrease |
+//! | the process forks | a random node is redrawn in the child; a chosen node refuses there ([`Clock`'s fork section](Clock#fork)) |
+//! | the end of the tick range (2554) | the clock refuses rather than wrap ([`Clock`'s panics section](Clock#panics)) |
 //!
 //! The Go library, whose sequence is a separate process-wide counter,
 //! repeats ids in the stall and step-back rows.
@@ -104,6 +106,11 @@ pub use crate::time::{MockTime, TimeSource, WallClock};
 
 /// The process-wide default clock: the wall clock, the default drift, and
 /// the node id named by `CONFIG_GUID_NODE_ID` or else a random one.
+///
+/// In a forked child it draws a new random node before the child's first
+/// id; with `CONFIG_GUID_NODE_ID` set, its node was chosen, and using it in
+/// a child of a process that used it panics (see [`Clock`'s fork
+/// section](Clock#fork)).
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
 /// A new global id from `clock` (Go's `G`).
