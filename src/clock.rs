@@ -110,8 +110,13 @@ impl Clock {
         Builder::default()
     }
 
-    /// The node id stamped on global ids (in a forked child, the new one).
+    /// The node id stamped on global ids (in a forked child, the new one
+    /// for a random node; a chosen node is reported as it is, though the
+    /// clock refuses to make ids with it there).
     pub fn node(&self) -> u32 {
+        if self.chosen {
+            return self.node.load(Relaxed);
+        }
         self.current_node()
     }
 
