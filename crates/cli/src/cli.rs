@@ -24,6 +24,7 @@ pub enum Command {
     /// Print fresh ids from a clock, one per line
     Gen(GenArgs),
     /// Decode ids and print each as one JSON object per line
+    #[command(after_help = INSPECT_HELP)]
     Inspect(InspectArgs),
     /// Build the id of explicit parts and print it as a JSON object
     Compose(ComposeArgs),
@@ -77,16 +78,41 @@ pub enum GenFormat {
     Int,
 }
 
+/// How `guid inspect` reads an id without flags, after its flags in --help.
+const INSPECT_HELP: &str = "\
+How an id is read:
+  Every form and kind that --from and --as allow is tried. The id is printed
+  when exactly one of them gives a valid id (drift code 1..=7), so a local
+  form needs no --as l. When two give different ids, nothing is guessed: the
+  id is refused (status 2) with the flags of each reading.
+
+  11 characters      base62 of a local id
+  16 characters      a sortable string (global, or local: .0-9A-E only),
+                     16 hex digits (local) or 16 base62 digits (global)
+  17 characters      base62 of a global id
+  24 characters      hex of a global id
+  19 or 20 digits    int: the 64-bit value of a local id
+  \"...\" or \"*...\"    JSON of a global or a local id
+
+  Only 16 characters can be ambiguous. 16-digit global base62 always also
+  reads as a global string, so it needs --from base62; a string without '.'
+  or '_' often reads as base62 too (--from string). A local string without
+  '.' can be hex, and with drift code 4 or more (as can local hex) also a
+  global string: --from string --as l, or --from hex.
+
+  Flake ids (gen --flake) are not guid ids and are not read: their int and
+  hex may read as local ids.";
+
 /// Flags of `guid inspect`.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// Read the ids as global (g) or local (l) ids [default: by form; a sortable string is global]
+    /// Read the ids as global (g) or local (l) ids [default: whichever gives a valid id]
     #[arg(long = "as", value_enum, value_name = "KIND")]
     pub kind: Option<Kind>,
-    /// The form of the ids [default: recognised by length and alphabet]
+    /// The form of the ids [default: whichever gives a valid id]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
-    /// Ids to decode; without any, standard input is read, one id per line
+    /// Ids to decode; without any, standard input is read, one id per line (lines over 1024 bytes are reported, not read)
     #[arg(value_name = "ID")]
     pub ids: Vec<OsString>,
 }

@@ -1,4 +1,26 @@
 //! The textual forms of an id and how an input is read as one.
+//!
+//! A reading is a form and a kind (global or local). Every reading that
+//! `--from` and `--as` allow is tried, and:
+//!
+//! - exactly one valid id (the readings that succeed agree): that id;
+//! - none: the error of the reading the input looks most like;
+//! - two different ids: refused, naming the flags of each reading.
+//!
+//! Nothing is guessed: a value is read one way only when every other way
+//! is invalid (wrong length, a byte outside the alphabet, drift code 0).
+//! That is how a local form implies `--as l`.
+//!
+//! Lengths: a sortable string is 16 characters (global or local), base62
+//! 11 (local) or 16–17 (global), hex 16 (local) or 24 (global), an int
+//! (the decimal value of a local id) 19–20 digits, JSON starts with `"`.
+//! Only 16 characters can be ambiguous. Every valid 16-digit global base62
+//! is also a valid global sortable string (the alphabets nest and its first
+//! digit gives a drift code of 1 or more), and a global string without `.`
+//! or `_` is often valid base62, so those need `--from`. A local string
+//! without `.` may be hex too, and local hex or a local string with drift
+//! code 4 or more (or 16 hex digits from `7` up) is also a valid global
+//! string.
 
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
@@ -17,32 +39,135 @@ pub enum Form {
     Hex,
     /// A JSON string literal: "…" global, "*…" local
     Json,
+    /// The 64-bit value of a local id in decimal (19 or 20 digits)
+    Int,
 }
 
-/// Reads `input` as an id. Without `form`, the form is recognised by length
-/// and alphabet; without `kind`, the form decides (a sortable string is
-/// global). The error says what is wrong, not what the input was.
+/// The forms read without a leading `"`, in the order preferred when an
+/// input that is no id looks equally like several of them.
+const PLAIN: [Form; 4] = [Form::String, Form::Base62, Form::Hex, Form::Int];
+
+impl Form {
+    /// The lengths of this form that a valid id has.
+    fn lengths(self) -> &'static [usize] {
+        match self {
+            Form::String => &[Guid::STRING_LEN],
+            Form::Base62 => &[Luid::BASE62_LEN, Guid::BASE62_LEN - 1, Guid::BASE62_LEN],
+            Form::Hex => &[2 * Luid::BYTES, 2 * Guid::BYTES],
+            Form::Int => &[19, 20],
+            Form::Json => &[],
+        }
+    }
+
+    /// Whether `b` is in this form's alphabet.
+    fn allows(self, b: u8) -> bool {
+        match self {
+            Form::String => b == b'.' || b == b'_' || b.is_ascii_alphanumeric(),
+            Form::Base62 => b.is_ascii_alphanumeric(),
+            Form::Hex => b.is_ascii_hexdigit(),
+            Form::Int => b.is_ascii_digit(),
+            Form::Json => true,
+        }
+    }
+
+    /// How many leading bytes of `input` this form could hold: those in its
+    /// alphabet, at most its longest length.
+    fn covered(self, input: &[u8]) -> usize {
+        let longest = self.lengths().iter().copied().max().unwrap_or(0);
+        input
+            .iter()
+            .take(longest)
+            .take_while(|&&b| self.allows(b))
+            .count()
+    }
+
+    /// Its name in messages.
+    fn noun(self) -> &'static str {
+        match self {
+            Form::String => "a sortable string",
+            Form::Base62 => "base62",
+            Form::Hex => "hex",
+            Form::Json => "JSON",
+            Form::Int => "an int",
+        }
+    }
+
+    /// What a reading in this form is, in a refusal.
+    fn what(self) -> &'static str {
+        match self {
+            Form::String => "the sortable string",
+            Form::Base62 => "base62",
+            Form::Hex => "hex",
+            Form::Json => "JSON",
+            Form::Int => "the int",
+        }
+    }
+
+    /// The lengths in words.
+    fn lengths_text(self) -> &'static str {
+        match self {
+            Form::String => "16",
+            Form::Base62 => "11, 16 or 17",
+            Form::Hex => "16 or 24",
+            Form::Int => "19 or 20",
+            Form::Json => "18 or 19",
+        }
+    }
+
+    /// The `--from` value.
+    fn flag(self) -> &'static str {
+        match self {
+            Form::String => "string",
+            Form::Base62 => "base62",
+            Form::Hex => "hex",
+            Form::Json => "json",
+            Form::Int => "int",
+        }
+    }
+}
+
+/// Every form with every kind.
+const READINGS: [(Form, Kind); 10] = [
+    (Form::String, Kind::G),
+    (Form::String, Kind::L),
+    (Form::Base62, Kind::G),
+    (Form::Base62, Kind::L),
+    (Form::Hex, Kind::G),
+    (Form::Hex, Kind::L),
+    (Form::Json, Kind::G),
+    (Form::Json, Kind::L),
+    (Form::Int, Kind::L),
+    (Form::Int, Kind::G),
+];
+
+/// Reads `input` as an id, trying every reading the flags allow (module
+/// docs). The error says what is wrong, not what the input was.
 pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
-    let form = match form {
-        Some(form) => form,
-        None => recognise(input)?,
-    };
-    let implied = kind.is_none();
-    let kind = kind.unwrap_or_else(|| implied_kind(input, form));
+    let mut found: [Option<(Form, Kind, Id)>; READINGS.len()] = [None; READINGS.len()];
+    let mut n = 0;
+    for (f, k) in READINGS {
+        if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
+            continue;
+        }
+        if let Ok(id) = read(input, f, k) {
+            if !found[..n].iter().flatten().any(|&(_, _, seen)| seen == id) {
+                found[n] = Some((f, k, id));
+                n += 1;
+            }
+        }
+    }
+    match found[..n] {
+        [Some((_, _, id))] => Ok(id),
+        [] => Err(why_not(input, kind, form)),
+        _ => Err(ambiguous(found[..n].iter().flatten())),
+    }
+}
+
+/// One reading.
+fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
     let text = |e: guid::Error| e.to_string();
     match (form, kind) {
-        (Form::String, Kind::G) => Guid::parse_bytes(input).map(Id::G).map_err(|e| {
-            let flags = if implied {
-                other_readings(input)
-            } else {
-                Vec::new()
-            };
-            if flags.is_empty() {
-                e.to_string()
-            } else {
-                format!("{e}; it reads as an id with {}", flags.join(" or "))
-            }
-        }),
+        (Form::String, Kind::G) => Guid::parse_bytes(input).map(Id::G).map_err(text),
         (Form::String, Kind::L) => Luid::parse_bytes(input).map(Id::L).map_err(text),
         (Form::Base62, Kind::G) => Guid::from_base62(input).map(Id::G).map_err(text),
         (Form::Base62, Kind::L) => Luid::from_base62(input).map(Id::L).map_err(text),
@@ -50,48 +175,111 @@ pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id
         (Form::Hex, Kind::L) => Luid::from_bytes(hex(input)?).map(Id::L).map_err(text),
         (Form::Json, Kind::G) => serde_json::from_slice(input).map(Id::G).map_err(json_error),
         (Form::Json, Kind::L) => serde_json::from_slice(input).map(Id::L).map_err(json_error),
+        (Form::Int, Kind::L) => int(input).map(Id::L),
+        (Form::Int, Kind::G) => {
+            Err("int is a form of local ids only: a global id has 96 bits".to_owned())
+        }
     }
 }
 
-/// The form of an input by its first byte and length: a 16-character input
-/// is a sortable string (16-digit hex and 16-digit base62 need `--from`).
-fn recognise(input: &[u8]) -> Result<Form, String> {
-    match input.len() {
-        _ if input.first() == Some(&b'"') => Ok(Form::Json),
-        16 => Ok(Form::String),
-        n if n == 2 * Guid::BYTES => Ok(Form::Hex),
-        n if n == Luid::BASE62_LEN || n == Guid::BASE62_LEN => Ok(Form::Base62),
-        n => Err(format!(
-            "not an id form: {n} characters, expected a 16-character string, 11 or 17 \
-             base62 digits, 24 hex digits or a JSON string (see --from)"
-        )),
+/// The refusal of an input that reads as several different ids.
+fn ambiguous<'a>(found: impl Iterator<Item = &'a (Form, Kind, Id)>) -> String {
+    let readings: Vec<String> = found
+        .map(|&(form, kind, _)| {
+            let (kind, flag) = match kind {
+                Kind::G => ("global", "g"),
+                Kind::L => ("local", "l"),
+            };
+            // Only a string's kind is not told by its length or marker.
+            let flags = match form {
+                Form::String => format!("--from string --as {flag}"),
+                _ => format!("--from {}", form.flag()),
+            };
+            format!("{} of a {kind} id ({flags})", form.what())
+        })
+        .collect();
+    let (last, rest) = readings.split_last().map_or(("", &[][..]), |(l, r)| (l, r));
+    format!(
+        "ambiguous: reads as {} different ids, as {} and as {last}; say which with its flags",
+        readings.len(),
+        rest.join(", as ")
+    )
+}
+
+/// Why no reading gave an id: the error of the reading `input` looks most
+/// like, or what is wrong with its length.
+fn why_not(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> String {
+    let form = match form {
+        Some(form) => form,
+        None => match likely_form(input) {
+            Ok(form) => form,
+            Err(message) => return message,
+        },
+    };
+    let kind = kind.unwrap_or_else(|| implied_kind(input, form));
+    match read(input, form, kind) {
+        Err(e) => e,
+        // Every reading failed, this one too.
+        Ok(_) => "not an id".to_owned(),
     }
 }
 
-/// The kind a form says: local for the shorter base62 and hex and for
-/// `"*`-JSON, global otherwise.
+/// The form an input that is no id looks most like: the one whose alphabet
+/// covers most of it, preferring one of its length. An input that fits no
+/// form's length is described here.
+fn likely_form(input: &[u8]) -> Result<Form, String> {
+    if input.first() == Some(&b'"') {
+        return Ok(Form::Json);
+    }
+    let len = input.len();
+    let fits = |form: Form| form.lengths().contains(&len);
+    let (form, covered) = PLAIN
+        .iter()
+        .enumerate()
+        .map(|(order, &form)| (form, form.covered(input), fits(form), order))
+        .max_by_key(|&(_, covered, fits, order)| (covered, fits, std::cmp::Reverse(order)))
+        .map(|(form, covered, _, _)| (form, covered))
+        .unwrap_or((Form::String, 0));
+    if fits(form) {
+        // Its decoder names the problem.
+        return Ok(form);
+    }
+    if let Some(&b) = input.get(covered).filter(|&&b| !form.allows(b)) {
+        // A byte no form of this shape has, such as a trailing NUL.
+        let after = if form.lengths().contains(&covered) {
+            format!(", after the {covered} characters of {}", form.noun())
+        } else {
+            String::new()
+        };
+        return Err(format!("{}{after}", bad_byte(b, covered)));
+    }
+    if PLAIN.iter().any(|&form| fits(form)) {
+        Err(format!(
+            "invalid length: {} has {} characters, found {len}",
+            form.noun(),
+            form.lengths_text()
+        ))
+    } else {
+        Err(format!(
+            "not an id form: {len} characters, expected a 16-character string, \
+             11, 16 or 17 base62 digits, 16 or 24 hex digits, 19 or 20 decimal \
+             digits or a JSON string (see --from)"
+        ))
+    }
+}
+
+/// The kind whose error to report when neither kind reads `input` in
+/// `form`: the one its length, marker or first character suggests.
 fn implied_kind(input: &[u8], form: Form) -> Kind {
     let local = match form {
-        Form::String => false,
+        // A drift code of 1..=7 in 4-bit cells, but 0 in 6-bit ones.
+        Form::String => matches!(input.first(), Some(b'1'..=b'6')),
         Form::Base62 => input.len() <= Luid::BASE62_LEN,
         Form::Hex => input.len() == 2 * Luid::BYTES,
         Form::Json => input.starts_with(b"\"*"),
+        Form::Int => true,
     };
     if local { Kind::L } else { Kind::G }
-}
-
-/// For 16 characters that are not a global id's string: the flags under
-/// which they are an id.
-fn other_readings(input: &[u8]) -> Vec<&'static str> {
-    let readings = [
-        ("--as l", Luid::parse_bytes(input).is_ok()),
-        (
-            "--from hex",
-            hex(input).is_ok_and(|b| Luid::from_bytes(b).is_ok()),
-        ),
-        ("--from base62", Guid::from_base62(input).is_ok()),
-    ];
-    readings.iter().filter(|r| r.1).map(|r| r.0).collect()
 }
 
 /// Exactly `2 * N` hex digits (either case) as `N` bytes.
@@ -118,9 +306,38 @@ fn hex<const N: usize>(input: &[u8]) -> Result<[u8; N], String> {
     Ok(bytes)
 }
 
+/// A local id's 64-bit value in decimal: digits only.
+fn int(input: &[u8]) -> Result<Luid, String> {
+    if let Some(index) = input.iter().position(|b| !b.is_ascii_digit()) {
+        return Err(format!(
+            "{} (an int has decimal digits only)",
+            bad_byte(input[index], index)
+        ));
+    }
+    if input.is_empty() {
+        return Err("invalid length: an int has at least one digit".to_owned());
+    }
+    let value = input
+        .iter()
+        .try_fold(0u64, |v, &d| {
+            v.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+        .ok_or("value does not fit 64 bits")?;
+    Luid::from_u64(value).map_err(|e| e.to_string())
+}
+
 /// serde_json's message, which names the id's own error.
 fn json_error(e: serde_json::Error) -> String {
     format!("invalid JSON id: {e}")
+}
+
+/// The library's wording for a byte outside an alphabet.
+fn bad_byte(b: u8, index: usize) -> String {
+    if b.is_ascii_graphic() {
+        format!("invalid character {} at index {index}", Byte(b))
+    } else {
+        format!("invalid byte {} at index {index}", Byte(b))
+    }
 }
 
 /// A byte shown as a character when printable, else in hex.

@@ -85,6 +85,16 @@ pub struct Quoted<'a>(pub &'a [u8]);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Cut(self.0, self.0.len() as u64).fmt(f)
+    }
+}
+
+/// The start of an input of `.1` bytes, of which only the start was kept,
+/// shown as [`Quoted`] shows the whole.
+pub struct Cut<'a>(pub &'a [u8], pub u64);
+
+impl fmt::Display for Cut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const MAX: usize = 64;
         f.write_str("'")?;
         for &b in self.0.iter().take(MAX) {
@@ -95,8 +105,8 @@ impl fmt::Display for Quoted<'_> {
             }
         }
         f.write_str("'")?;
-        if self.0.len() > MAX {
-            write!(f, " (cut, {} bytes)", self.0.len())?;
+        if self.1 > MAX as u64 {
+            write!(f, " (cut, {} bytes)", self.1)?;
         }
         Ok(())
     }

@@ -21,6 +21,7 @@ const L_STRING: &str = "5...........1...";
 const L_BASE62: &str = "8F0M5kuYtDE";
 const L_HEX: &str = "6000000000002000";
 const L_JSON: &str = r#""*N............1..""#;
+const L_INT: &str = "6917529027641090048";
 
 /// The object of that global id, field by field in the documented order.
 const G_OBJECT: &str = concat!(
@@ -75,7 +76,7 @@ fn help_lists_subcommands_and_flags() {
     }
     let cases: [(&str, &[&str]); 3] = [
         ("gen", &["-n", "--local", "--drift", "--node", "--format"]),
-        ("inspect", &["--as", "--from", "ID"]),
+        ("inspect", &["--as", "--from", "ID", "int", "refused"]),
         (
             "compose",
             &["--time", "--node", "--seq", "--drift", "--local"],
@@ -368,6 +369,9 @@ fn inspect_recognises_forms() {
         (G_JSON, G_OBJECT),
         (L_JSON, L_OBJECT),
         (L_BASE62, L_OBJECT),
+        // Not a global string (drift code 0 in 6-bit cells), nor hex ('.').
+        (L_STRING, L_OBJECT),
+        (L_INT, L_OBJECT),
     ] {
         let run = guid(["inspect", input]);
         ok(&run);
@@ -382,8 +386,8 @@ fn inspect_recognises_forms() {
     assert_eq!(run.objects()[0]["string"], json!(id.to_string()));
 }
 
-/// A 16-character input is a global sortable string unless `--as l` or
-/// `--from` says otherwise; 16-digit hex and 16-digit base62 need `--from`.
+/// `--as` and `--from` narrow the readings tried; a 16-character input
+/// that reads as two different ids needs them.
 #[test]
 fn inspect_as_and_from_override_recognition() {
     let cases: [(&[&str], &str, &str); 8] = [
@@ -405,9 +409,15 @@ fn inspect_as_and_from_override_recognition() {
     let run = guid(["inspect", &G_HEX.to_uppercase()]);
     ok(&run);
     assert_eq!(run.stdout.trim_end(), G_OBJECT);
-    // The base62 of this id is 16 characters: without --from, it is read
-    // as another id's string.
+    // The base62 of this id is 16 characters, also another id's string:
+    // without --from it is refused, naming both readings' flags.
     let run = guid(["inspect", G_BASE62]);
+    bad(
+        &run,
+        &["ambiguous", "--from base62", "--from string --as g"],
+    );
+    assert_eq!(run.stdout, "");
+    let run = guid(["inspect", "--from", "string", G_BASE62]);
     ok(&run);
     assert_eq!(run.objects()[0]["string"], G_BASE62);
 }
@@ -434,7 +444,7 @@ fn inspect_reads_standard_input() {
 /// are still printed, and the status is 2 at the end.
 #[test]
 fn inspect_reports_bad_ids_and_goes_on() {
-    let cases: [(&[&str], &str, &[&str]); 17] = [
+    let cases: [(&[&str], &str, &[&str]); 20] = [
         (
             &[],
             "N...0ngIdY...1.!",
@@ -454,8 +464,6 @@ fn inspect_reports_bad_ids_and_goes_on() {
             &["'zzzzzzzzzzzzzzzzz'", "96 bits"],
         ),
         (&[], "0cdfbqcXW5qATlde", &["drift code 0"]),
-        (&[], L_STRING, &["drift code 0", "with --as l"]),
-        (&[], L_HEX, &["drift code 0", "--from hex"]),
         (&["--from", "base62"], "0cdfbqcXW5qATlde", &["leading zero"]),
         (&["--from", "base62"], "cdfbqcXW5qATldeS!", &["'!'"]),
         (
@@ -472,12 +480,30 @@ fn inspect_reports_bad_ids_and_goes_on() {
         (&["--as", "l"], G_JSON, &["must start with '*'"]),
         (&[], r#""N...""#, &["expected 16, found 4"]),
         (&[], r#""N...0ngIdY...1.."#, &["JSON"]),
+        (
+            &[],
+            "52.F81E986821B4E",
+            &["invalid character 'F' at index 3"],
+        ),
+        (
+            &[],
+            "N...0ngIdY...1..x",
+            &["sortable string has 16 characters", "found 17"],
+        ),
+        (
+            &["--from", "int"],
+            "71419430882992783x6",
+            &["'x'", "index 17"],
+        ),
+        (&["--from", "int"], "99999999999999999999", &["64 bits"]),
+        (&["--as", "g"], "7141943088299278336", &["local ids only"]),
     ];
     for (flags, input, needles) in cases {
         // A good id in the form the flags ask for, before and after.
         let (good, object) = match flags {
             ["--from", "base62"] => (G_BASE62, G_OBJECT),
             ["--from", "hex"] => (G_HEX, G_OBJECT),
+            ["--from", "int"] => (L_INT, L_OBJECT),
             ["--as", "l"] => (L_STRING, L_OBJECT),
             _ => (G_STRING, G_OBJECT),
         };

@@ -6,7 +6,7 @@ mod common;
 
 use std::thread;
 
-use common::{Run, guid, guid_stdin};
+use common::{Run, check_each, guid, guid_stdin};
 use serde_json::{Value, json};
 
 const VECTORS: &str = concat!(
@@ -145,11 +145,14 @@ fn compose_prints_gos_ids() {
 fn inspect_reads_gos_encodings() {
     let cases = cases();
     // (flags, which id, which of Go's encodings)
-    let batches: [(&[&str], bool, &[&str]); 5] = [
-        (&[], false, &["string", "hex", "json"]),
+    // Flags where a form also reads as other ids (the Go cases are full of
+    // such extremes); see `inspect_reads_or_refuses_gos_encodings`.
+    let batches: [(&[&str], bool, &[&str]); 6] = [
+        (&[], false, &["hex", "json"]),
         (&[], true, &["json", "base62"]),
+        (&["--from", "string", "--as", "g"], false, &["string"]),
         (&["--from", "base62"], false, &["base62"]),
-        (&["--as", "l"], true, &["string"]),
+        (&["--from", "string", "--as", "l"], true, &["string"]),
         (&["--from", "hex"], true, &["hex"]),
     ];
     let mut covered = std::collections::BTreeSet::new();
@@ -179,6 +182,29 @@ fn inspect_reads_gos_encodings() {
     assert_eq!(covered.len(), 8, "four encodings of both kinds");
 }
 
+/// `inspect` without flags of each of Go's encodings: the id Go encoded,
+/// or, for a value that also reads as another id, a refusal naming
+/// `--from`.
+#[test]
+fn inspect_reads_or_refuses_gos_encodings() {
+    let cases = cases();
+    for local in [false, true] {
+        for field in ["string", "base62", "bytes", "json"] {
+            let inputs: Vec<(String, Value)> = cases
+                .iter()
+                .map(|c| {
+                    let go = if local { &c.l } else { &c.g };
+                    let input = go[field].as_str().expect("an encoding").to_owned();
+                    (input, expected(go, local))
+                })
+                .collect();
+            let stdin: String = inputs.iter().map(|(s, _)| format!("{s}\n")).collect();
+            let run = guid_stdin(["inspect"], stdin.as_bytes());
+            check_each(&inputs, &[], &run);
+        }
+    }
+}
+
 /// The same ids as arguments rather than stdin, in one process.
 #[test]
 fn inspect_takes_gos_ids_as_arguments() {
@@ -186,7 +212,7 @@ fn inspect_takes_gos_ids_as_arguments() {
     let mut args = vec!["inspect"];
     let mut expect = Vec::new();
     for c in &cases {
-        args.push(c.g["string"].as_str().expect("string"));
+        args.push(c.g["bytes"].as_str().expect("hex"));
         expect.push((c.id, expected(&c.g, false)));
         args.push(c.l["json"].as_str().expect("json"));
         expect.push((c.id, expected(&c.l, true)));

@@ -72,3 +72,109 @@ pub fn guid<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Run {
 pub fn guid_stdin<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>, stdin: &[u8]) -> Run {
     run_with(command(args), stdin)
 }
+
+/// The object `inspect` prints for a global id, without its `time` text.
+pub fn object_g(id: guid::Guid) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "g",
+        "drift": id.drift().code(),
+        "time_ns": id.time(),
+        "node": id.node(),
+        "seq": id.seq(),
+        "hex": data_encoding::HEXLOWER.encode(&id.to_bytes()),
+        "string": id.to_string(),
+        "base62": id.to_base62(),
+        "json": serde_json::to_string(&id).expect("JSON of an id"),
+    })
+}
+
+/// The object `inspect` prints for a local id, without its `time` text.
+pub fn object_l(id: guid::Luid) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "l",
+        "drift": id.drift().code(),
+        "time_ns": id.time(),
+        "node": null,
+        "seq": id.seq(),
+        "hex": data_encoding::HEXLOWER.encode(&id.to_bytes()),
+        "string": id.to_string(),
+        "base62": id.to_base62(),
+        "json": serde_json::to_string(&id).expect("JSON of an id"),
+    })
+}
+
+/// Every different id `input` reads as under the forms and kinds `flags`
+/// (`--from F`, `--as K`) allow, as objects: inspect's rule, told with the
+/// library's decoders alone.
+pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
+    let flag = |name: &str| flags.iter().position(|f| *f == name).map(|i| flags[i + 1]);
+    let (from, kind) = (flag("--from"), flag("--as"));
+    let bytes = input.as_bytes();
+    let hex = data_encoding::HEXLOWER_PERMISSIVE.decode(bytes).ok();
+    let hex = hex.as_deref();
+    let int = (!input.is_empty() && input.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| input.parse::<u64>().ok())
+        .flatten();
+    let g = [
+        ("string", guid::Guid::parse_bytes(bytes).ok()),
+        ("base62", guid::Guid::from_base62(bytes).ok()),
+        ("hex", hex.and_then(|b| guid::Guid::from_slice(b).ok())),
+        ("json", serde_json::from_str(input).ok()),
+    ];
+    let l = [
+        ("string", guid::Luid::parse_bytes(bytes).ok()),
+        ("base62", guid::Luid::from_base62(bytes).ok()),
+        ("hex", hex.and_then(|b| guid::Luid::from_slice(b).ok())),
+        ("json", serde_json::from_str(input).ok()),
+        ("int", int.and_then(|v| guid::Luid::from_u64(v).ok())),
+    ];
+    let allowed =
+        |f: &str, k: &str| from.is_none_or(|from| from == f) && kind.is_none_or(|kind| kind == k);
+    let mut found: Vec<serde_json::Value> = Vec::new();
+    let ids = g
+        .iter()
+        .filter(|(f, _)| allowed(f, "g"))
+        .filter_map(|(_, id)| id.map(object_g))
+        .chain(
+            l.iter()
+                .filter(|(f, _)| allowed(f, "l"))
+                .filter_map(|(_, id)| id.map(object_l)),
+        );
+    for id in ids {
+        if !found.contains(&id) {
+            found.push(id);
+        }
+    }
+    found
+}
+
+/// Checks what `inspect flags` printed for `inputs` (each with the object
+/// of the id it was made from): each input that reads as one id is that
+/// id, in order on stdout; each that reads as several is refused on one
+/// stderr line naming `--from`; the status says whether any was. Returns
+/// how many were refused.
+pub fn check_each(inputs: &[(String, serde_json::Value)], flags: &[&str], run: &Run) -> usize {
+    let mut objects = run.objects().into_iter();
+    let mut errors = run.stderr.lines();
+    let mut refused = 0;
+    for (input, want) in inputs {
+        let readings = readings(input, flags);
+        assert!(readings.contains(want), "{input} {flags:?}: {readings:?}");
+        if readings.len() == 1 {
+            let mut got = objects.next().unwrap_or_else(|| panic!("{input}: {run:?}"));
+            let time = got.as_object_mut().and_then(|o| o.remove("time"));
+            assert!(time.is_some_and(|t| t.is_string()), "{input}");
+            assert_eq!(&got, want, "{input} {flags:?}");
+        } else {
+            refused += 1;
+            let error = errors.next().unwrap_or_else(|| panic!("{input}: {run:?}"));
+            for needle in [&format!("invalid id '{input}'"), "ambiguous", "--from"] {
+                assert!(error.contains(needle), "{needle:?} in {error}");
+            }
+        }
+    }
+    assert_eq!(objects.next(), None, "{flags:?}: no more objects");
+    assert_eq!(errors.next(), None, "{flags:?}: no more errors");
+    assert_eq!(run.code, if refused > 0 { 2 } else { 0 }, "{run:?}");
+    refused
+}
