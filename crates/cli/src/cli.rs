@@ -100,8 +100,8 @@ How an id is read:
   '.' can be hex, and with drift code 4 or more (as can local hex) also a
   global string: --from string --as l, or --from hex.
 
-  Flake ids (gen --flake) are not guid ids and are not read: their int and
-  hex may read as local ids.";
+  Flake ids (gen --flake) are not guid ids and have no form here: their int
+  or hex, if given, reads as a local id, which it is not.";
 
 /// Flags of `guid inspect`.
 #[derive(Args, Debug)]
@@ -112,7 +112,7 @@ pub struct InspectArgs {
     /// The form of the ids [default: whichever gives a valid id]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
-    /// Ids to decode; without any, standard input is read, one id per line (lines over 1024 bytes are reported, not read)
+    /// Ids to decode; without any, standard input is read, one id per line (a line over 1024 bytes is reported and skipped)
     #[arg(value_name = "ID")]
     pub ids: Vec<OsString>,
 }

@@ -35,7 +35,7 @@ pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
             if line.len > LINE_MAX as u64 {
                 output::error(format_args!(
                     "invalid id {}: line too long: an id has at most 24 characters, \
-                     and lines over {LINE_MAX} bytes are skipped unread",
+                     and a line over {LINE_MAX} bytes is skipped",
                     Cut(line.head.trim_ascii_start(), line.len)
                 ));
                 good = false;

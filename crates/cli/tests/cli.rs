@@ -542,6 +542,85 @@ fn inspect_rejects_non_utf8_input() {
     assert_eq!(run.stdout.trim_end(), G_OBJECT);
 }
 
+/// A byte past an id's form, such as a trailing NUL, is named with its
+/// index, not reported as some other form's error.
+#[test]
+fn inspect_names_a_trailing_nul() {
+    let cases: [(&[u8], &str); 4] = [
+        (
+            b"N...0ngIdY...1..\0",
+            r"'N...0ngIdY...1..\x00': invalid byte 0x00 at index 16, after the 16 characters of a sortable string",
+        ),
+        (
+            b"N...0ngIdY...1.\0",
+            r"'N...0ngIdY...1.\x00': invalid byte 0x00 at index 15",
+        ),
+        (
+            b"cdfbqcXW5qATldeS\0",
+            r"'cdfbqcXW5qATldeS\x00': invalid byte 0x00 at index 16",
+        ),
+        (
+            b"600000073b13a63000002000\0",
+            r"'600000073b13a63000002000\x00': invalid byte 0x00 at index 24, after the 24 characters of hex",
+        ),
+    ];
+    for (input, message) in cases {
+        let stdin = [input, b"\n", G_STRING.as_bytes()].concat();
+        let run = guid_stdin(["inspect"], &stdin);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert_eq!(run.stderr, format!("error: invalid id {message}\n"));
+        assert_eq!(run.stdout.trim_end(), G_OBJECT);
+    }
+}
+
+/// A line longer than any id is reported without being read whole, and
+/// the lines after it are still inspected; one of whitespace is blank.
+#[test]
+fn inspect_reports_an_over_long_line_and_goes_on() {
+    let mib = 1 << 20;
+    let line = |byte: u8, len: usize| vec![byte; len];
+    let input = [
+        G_STRING.as_bytes(),
+        b"\n",
+        &line(b'x', 5 * mib),
+        b"\n",
+        L_JSON.as_bytes(),
+        b"\n",
+        &line(b' ', 3 * mib),
+        b"\n",
+        G_HEX.as_bytes(),
+        b"\n",
+        // The last line, with no newline.
+        &line(b'y', 2 * mib),
+    ]
+    .concat();
+    let run = guid_stdin(["inspect"], &input);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stdout, format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n"));
+    let errors: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    for (error, byte, len) in [(errors[0], "x", 5 * mib), (errors[1], "y", 2 * mib)] {
+        let start = format!(
+            "error: invalid id '{}' (cut, {len} bytes): line too long",
+            byte.repeat(64)
+        );
+        assert!(error.starts_with(&start), "{error}");
+    }
+}
+
+/// A line of up to 1024 bytes, padding included, is read; one more byte
+/// is too long.
+#[test]
+fn inspect_reads_lines_of_up_to_1024_bytes() {
+    let padded = |len: usize| format!("{}{G_STRING}\n", " ".repeat(len - G_STRING.len()));
+    let run = guid_stdin(["inspect"], padded(1024).as_bytes());
+    ok(&run);
+    assert_eq!(run.stdout.trim_end(), G_OBJECT);
+    let run = guid_stdin(["inspect"], padded(1025).as_bytes());
+    bad(&run, &["(cut, 1025 bytes)", "line too long", "1024"]);
+    assert_eq!(run.stdout, "");
+}
+
 /// Many bad lines: every one is reported, every good one printed.
 #[test]
 fn inspect_counts_every_line() {
