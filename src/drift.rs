@@ -39,9 +39,10 @@ impl Drift {
         if code >= 1 && code <= 7 {
             Ok(Drift(code))
         } else {
-            Err(Error(ErrorKind::Part {
+            Err(Error(ErrorKind::Range {
                 name: "drift code",
                 value: code as u64,
+                min: 1,
                 max: 7,
             }))
         }

@@ -74,8 +74,10 @@ impl Luid {
     /// use guid::{Drift, Luid};
     /// let ten = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     /// let lower = Luid::from_time(ten, Drift::DEFAULT);
-    /// let id = Luid::compose(1_700_000_000_000_000_000 + 1 << 17, 5, Drift::DEFAULT)?;
-    /// assert!(lower < id);
+    /// // One tick (2^17 ns) later, and one tick earlier.
+    /// let after = Luid::compose(1_700_000_000_000_000_000 + (1 << 17), 5, Drift::DEFAULT)?;
+    /// let before = Luid::compose(1_700_000_000_000_000_000 - (1 << 17), 5, Drift::DEFAULT)?;
+    /// assert!(before < lower && lower < after);
     /// # Ok::<(), guid::Error>(())
     /// ```
     pub fn from_time(time: SystemTime, drift: Drift) -> Luid {

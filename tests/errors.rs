@@ -137,11 +137,16 @@ fn values_that_are_not_ids_are_rejected() {
     assert_eq!(e.to_string(), "seq 16384 is out of range 0..=16383");
     assert_eq!(
         kind(Drift::new(0)),
-        ErrorKind::Part {
+        ErrorKind::Range {
             name: "drift code",
             value: 0,
+            min: 1,
             max: 7
         }
+    );
+    assert_eq!(
+        Drift::new(0).unwrap_err().to_string(),
+        "drift code 0 is outside 1..=7"
     );
     // Cells.
     let g: Guid = G.parse().unwrap();
