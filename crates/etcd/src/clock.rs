@@ -17,10 +17,15 @@ use crate::validity::Validity;
 /// error, when the lease is not confirmed within its margin
 /// ([`Error::Expired`], may recover), is gone ([`Error::Lost`]), or when
 /// its time would pass the stored horizon ([`Error::Horizon`], brief).
+///
+/// In a forked child every method returns [`Error::Forked`] or the leased
+/// node: none reaches the core clock, which would panic there (its node
+/// was chosen, by the lease).
 #[derive(Debug)]
 pub struct LeasedClock {
     clock: Clock,
     validity: Arc<Validity>,
+    node: u32,
 }
 
 impl NodeLease {
@@ -34,6 +39,7 @@ impl NodeLease {
     /// had. The horizon is moved past where the new clock starts before it
     /// is returned, so a clock whose source runs ahead issues at once.
     pub async fn clock_with(&self, builder: Builder) -> Result<LeasedClock> {
+        self.check_fork()?;
         let clock = builder
             .node(self.node())
             .not_before(self.not_before())?
@@ -50,6 +56,7 @@ impl NodeLease {
         Ok(LeasedClock {
             clock,
             validity: self.validity().clone(),
+            node: self.node(),
         })
     }
 }
@@ -82,6 +89,6 @@ impl LeasedClock {
 
     /// The leased node id stamped on the ids.
     pub fn node(&self) -> u32 {
-        self.clock.node()
+        self.node
     }
 }

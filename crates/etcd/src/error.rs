@@ -29,6 +29,9 @@ pub enum Error {
     /// The lease is gone (released, dropped, or expired in etcd): acquire
     /// a new one.
     Lost,
+    /// Used in a forked child: the lease, its node id and its keep-alive
+    /// belong to the parent process. Acquire a lease in the child.
+    Forked,
     /// A stored key holds something this crate did not write.
     Corrupt {
         /// The key.
@@ -50,6 +53,7 @@ impl fmt::Display for Error {
             Error::Expired => f.write_str("lease not confirmed within its safety margin"),
             Error::Horizon => f.write_str("ids reached the reserved horizon"),
             Error::Lost => f.write_str("lease lost"),
+            Error::Forked => f.write_str("lease used in a forked child of its holder"),
             Error::Corrupt { key } => write!(f, "unreadable value at key {key}"),
             Error::Config(why) => write!(f, "invalid lease settings: {why}"),
             Error::Id(e) => write!(f, "id: {e}"),

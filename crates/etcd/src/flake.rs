@@ -2,17 +2,23 @@
 //! while the lease holds.
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
+use guid::Health;
 use guid::flake::{self, Layout};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lease::NodeLease;
-use crate::validity::{Validity, unix_nanos};
+use crate::validity::{Validity, nanos, unix_nanos};
+
+/// How long [`LeasedFlakeClock::pace`] waits for a horizon being stored:
+/// about one etcd round trip.
+const HORIZON_WAIT: Duration = Duration::from_millis(1);
 
 /// A [`flake::Clock`] with the leased node id as its node (worker) id,
 /// started after the previous holder's horizon, that checks the lease
 /// before every id (see [`LeasedClock`](crate::LeasedClock) for the
-/// errors).
+/// errors; in a forked child it returns [`Error::Forked`]).
 #[derive(Debug)]
 pub struct LeasedFlakeClock {
     clock: flake::Clock,
@@ -25,6 +31,7 @@ impl NodeLease {
     /// must fit the layout's node bits, or this fails with
     /// [`Error::Id`](crate::Error::Id).
     pub async fn flake_clock(&self, builder: flake::Builder) -> Result<LeasedFlakeClock> {
+        self.check_fork()?;
         let clock = builder
             .node(u64::from(self.node()))
             .not_before(self.not_before())
@@ -63,6 +70,43 @@ impl LeasedFlakeClock {
     /// Whether ids may be issued now.
     pub fn check(&self) -> Result<()> {
         self.validity.check()
+    }
+
+    /// How long to wait before [`LeasedFlakeClock::fill`] of `n` ids, so
+    /// that it neither sleeps nor is refused at the horizon: while the ids
+    /// would pass the stored horizon, a short wait for the next one (asked
+    /// for at once), else the clock's own [`flake::Clock::pace`]. Zero when
+    /// the fill would be refused for another reason, which it reports.
+    pub fn pace(&self, n: usize) -> Duration {
+        if n == 0 || self.validity.check().is_err() {
+            return Duration::ZERO;
+        }
+        // The time of the last id if the source is not ahead of the clock:
+        // the fill carries from the last id, one unit per full sequence.
+        let layout = self.clock.layout();
+        let units = (n as u64 >> layout.seq_bits()) + 1;
+        let last = unix_nanos(self.clock.last_time())
+            .saturating_add(units.saturating_mul(nanos(layout.unit())));
+        match self.validity.check_time(last) {
+            Err(Error::Horizon) => HORIZON_WAIT,
+            _ => self.clock.pace(n),
+        }
+    }
+
+    /// The start of the time unit of the last id issued (see
+    /// [`flake::Clock::last_time`]).
+    pub fn last_time(&self) -> SystemTime {
+        self.clock.last_time()
+    }
+
+    /// The rare events of the clock so far.
+    pub fn health(&self) -> Health {
+        self.clock.health()
+    }
+
+    /// The bound on how far ids run ahead of the source by borrowing.
+    pub fn max_lead(&self) -> Duration {
+        self.clock.max_lead()
     }
 
     /// The layout of the ids.

@@ -12,6 +12,7 @@ use etcd_client::{
     TxnOp, TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
 };
 use guid::{TimeSource, WallClock};
+use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
@@ -22,6 +23,10 @@ use crate::validity::{Validity, nanos};
 /// Claim attempts per acquire: each failed one means another process took
 /// an id, so this bounds the loop under churn without limiting real use.
 const MAX_ATTEMPTS: usize = 4096;
+
+/// Fence write attempts per reservation: each failed one means an earlier
+/// write of this holder, given up on here, reached etcd since.
+const FENCE_ATTEMPTS: usize = 8;
 
 /// A node id held through an etcd lease.
 ///
@@ -92,7 +97,13 @@ impl NodeLease {
 
     /// Revokes the lease: its clocks stop, and the node id is free for the
     /// next holder, which starts after this holder's horizon.
+    ///
+    /// In a forked child it fails with [`Error::Forked`] and leaves the
+    /// parent's lease alone.
     pub async fn release(self) -> Result<()> {
+        if self.holding.validity.forked() {
+            return Err(Error::Forked);
+        }
         self.holding.validity.release();
         self.task.abort();
         let mut client = self.holding.client.clone();
@@ -108,12 +119,21 @@ impl NodeLease {
         &self.holding.validity
     }
 
+    /// [`Error::Forked`] in a forked child, before a clock is built there.
+    pub(crate) fn check_fork(&self) -> Result<()> {
+        match self.holding.validity.forked() {
+            true => Err(Error::Forked),
+            false => Ok(()),
+        }
+    }
+
     /// Before a clock starts at `start` (Unix ns): reserves the horizon
     /// past it now unless it is already at least half the reserve ahead.
     pub(crate) async fn cover(&self, start: u64) -> Result<()> {
         let half = nanos(self.holding.timing.ahead) / 2;
-        if start.saturating_add(half) > self.validity().horizon() {
-            self.holding.reserve(start).await?;
+        let need = start.saturating_add(half);
+        if need > self.validity().horizon() {
+            self.holding.reserve(start, need).await?;
         }
         Ok(())
     }
@@ -121,6 +141,11 @@ impl NodeLease {
 
 impl Drop for NodeLease {
     fn drop(&mut self) {
+        // A forked child has no keep-alive task to stop, and the wake-up
+        // would take a lock another thread of the parent may have held.
+        if self.holding.validity.forked() {
+            return;
+        }
         self.holding.validity.release();
         self.task.abort();
     }
@@ -201,7 +226,8 @@ impl Options {
             timing,
             confirmed: granted_at,
         };
-        let (node, not_before) = claim.run(first, last, self.when_full).await?;
+        let (node, fence) = claim.run(first, last, self.when_full).await?;
+        let not_before = fence.horizon;
         let deadline = claim.confirmed + timing.ttl - timing.margin;
         let holding = Holding {
             client: claim.client.clone(),
@@ -211,9 +237,10 @@ impl Options {
             node,
             timing,
             validity: Arc::new(Validity::new(deadline, not_before, timing.ahead)),
+            fence: Arc::new(Mutex::new(fence)),
         };
         // The first horizon is stored before any id can be issued.
-        holding.reserve(WallClock.now()).await?;
+        holding.reserve(WallClock.now(), u64::MAX).await?;
         let task = tokio::spawn(holding.clone().keep());
         Ok(NodeLease {
             holding,
@@ -235,8 +262,8 @@ struct Claim<'a> {
 }
 
 impl Claim<'_> {
-    /// The claimed node id and the horizon its previous holder left.
-    async fn run(&mut self, first: u32, last: u32, when_full: WhenFull) -> Result<(u32, u64)> {
+    /// The claimed node id and the fence its previous holder left.
+    async fn run(&mut self, first: u32, last: u32, when_full: WhenFull) -> Result<(u32, Fence)> {
         let wait_until = match when_full {
             WhenFull::Fail => None,
             WhenFull::Wait(d) => Some(Instant::now() + d),
@@ -271,11 +298,7 @@ impl Claim<'_> {
                 )]);
             let response = timed(self.timing.timeout, self.client.txn(txn)).await?;
             if response.succeeded() {
-                let previous = match get_kvs(&response, 1).first() {
-                    Some(kv) => keys::horizon_of(&fence, kv.value())?,
-                    None => 0,
-                };
-                return Ok((id, previous));
+                return Ok((id, Fence::of(&fence, get_kvs(&response, 1).first())?));
             }
             // Another process took it first: the else branch listed the range.
             (taken, revision) = self.parse_listing(&response)?;
@@ -375,6 +398,35 @@ struct Holding {
     node: u32,
     timing: Timing,
     validity: Arc<Validity>,
+    /// The fence as etcd last showed it to this holder; locked by the one
+    /// fence write in progress.
+    fence: Arc<Mutex<Fence>>,
+}
+
+/// The fence key as this holder knows it: a write must find it unchanged
+/// since, so that a write that was given up on here but reaches etcd later
+/// can never lower it.
+#[derive(Clone, Copy, Debug)]
+struct Fence {
+    /// Its modification revision (0: no key).
+    revision: i64,
+    /// The horizon it holds, Unix ns.
+    horizon: u64,
+}
+
+impl Fence {
+    fn of(key: &str, kv: Option<&etcd_client::KeyValue>) -> Result<Fence> {
+        Ok(match kv {
+            Some(kv) => Fence {
+                revision: kv.mod_revision(),
+                horizon: keys::horizon_of(key, kv.value())?,
+            },
+            None => Fence {
+                revision: 0,
+                horizon: 0,
+            },
+        })
+    }
 }
 
 /// What one keep-alive learned.
@@ -412,7 +464,7 @@ impl Holding {
             }
             // Also after a failed keep-alive: the compare tells a lost
             // lease from an unreachable etcd.
-            let _ = self.reserve(0).await;
+            let _ = self.reserve(0, u64::MAX).await;
             if self.validity.ended() {
                 return;
             }
@@ -445,33 +497,76 @@ impl Holding {
     }
 
     /// Stores a horizon past both `t` (Unix ns) and the clocks' needs, if
-    /// the claim is still bound to this lease; [`Error::Lost`] if not.
-    async fn reserve(&self, t: u64) -> Result<()> {
+    /// the claim is still bound to this lease ([`Error::Lost`] if not),
+    /// unless the horizon is at least `need` by then.
+    ///
+    /// One write at a time, each only if the fence is as this holder last
+    /// saw it: the fence in etcd never goes down, and the horizon the
+    /// clocks use is raised only to a fence etcd holds.
+    async fn reserve(&self, t: u64, need: u64) -> Result<()> {
         self.validity.want(t);
-        let horizon = self.validity.next_horizon(WallClock.now());
-        let claim = self.keys.claim(self.node);
-        let value = keys::value(horizon, &self.holder);
-        let txn = Txn::new()
-            .when([Compare::lease(claim.clone(), CompareOp::Equal, self.lease)])
-            .and_then([
-                TxnOp::put(
-                    claim,
-                    value.clone(),
-                    Some(PutOptions::new().with_lease(self.lease)),
-                ),
-                TxnOp::put(self.keys.fence(self.node), value, None),
-            ]);
-        let mut client = self.client.clone();
-        if timed(self.timing.timeout, client.txn(txn))
-            .await?
-            .succeeded()
-        {
-            self.validity.store_horizon(horizon);
-            Ok(())
-        } else {
-            self.validity.lose();
-            Err(Error::Lost)
+        let limit = self.timing.timeout;
+        let mut fence = match tokio::time::timeout(limit, self.fence.lock()).await {
+            Ok(fence) => fence,
+            Err(_) => return Err(Error::Timeout),
+        };
+        // The write this one waited for may have done it.
+        if self.validity.horizon() >= need {
+            return Ok(());
         }
+        let until = tokio::time::Instant::now() + limit;
+        let claim = self.keys.claim(self.node);
+        let fence_key = self.keys.fence(self.node);
+        let mut client = self.client.clone();
+        for _ in 0..FENCE_ATTEMPTS {
+            let horizon = self
+                .validity
+                .next_horizon(WallClock.now())
+                .max(fence.horizon);
+            let value = keys::value(horizon, &self.holder);
+            let txn = Txn::new()
+                .when([
+                    Compare::lease(claim.clone(), CompareOp::Equal, self.lease),
+                    Compare::mod_revision(fence_key.clone(), CompareOp::Equal, fence.revision),
+                ])
+                .and_then([
+                    TxnOp::put(
+                        claim.clone(),
+                        value.clone(),
+                        Some(PutOptions::new().with_lease(self.lease)),
+                    ),
+                    TxnOp::put(fence_key.clone(), value, None),
+                ])
+                .or_else([
+                    TxnOp::get(claim.clone(), None),
+                    TxnOp::get(fence_key.clone(), None),
+                ]);
+            let response = match tokio::time::timeout_at(until, client.txn(txn)).await {
+                Ok(response) => response?,
+                Err(_) => return Err(Error::Timeout),
+            };
+            if response.succeeded() {
+                let revision = response.header().map_or(0, |h| h.revision());
+                *fence = Fence { revision, horizon };
+                self.validity.store_horizon(horizon);
+                return Ok(());
+            }
+            let ours = get_kvs(&response, 0)
+                .first()
+                .is_some_and(|kv| kv.lease() == self.lease);
+            if !ours {
+                self.validity.lose();
+                return Err(Error::Lost);
+            }
+            // Still ours, so an earlier write of this holder, given up on
+            // here, has reached etcd since: take what it stored, try again.
+            *fence = Fence::of(&fence_key, get_kvs(&response, 1).first())?;
+            self.validity.store_horizon(fence.horizon);
+            if self.validity.horizon() >= need {
+                return Ok(());
+            }
+        }
+        Err(Error::Timeout)
     }
 }
 

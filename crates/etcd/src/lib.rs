@@ -25,7 +25,11 @@
 //!   `<prefix>/fence/<id>`, the horizon the previous holder left.
 //! - **Keep**: a background task sends a keep-alive every interval and
 //!   stores a new horizon, `ahead` past the latest id time, in both keys
-//!   (only while the claim is still bound to this lease).
+//!   (only while the claim is still bound to this lease), and sooner when
+//!   ids near the horizon. One write at a time, each only if the fence key
+//!   is unchanged since this holder last saw it, so a write that timed out
+//!   here but reaches etcd later cannot lower the fence; clocks use a new
+//!   horizon only once etcd holds it.
 //! - **Fence**: the new holder's clock starts after the previous horizon,
 //!   and no holder issues an id later than its own stored horizon; so the
 //!   ids of two holders of one node id never overlap in time, whatever
@@ -36,6 +40,10 @@
 //!   holder has stopped before anyone else can be granted the node id.
 //! - **Release** revokes the lease (snowcast's detach); a new acquire may
 //!   get another id.
+//! - **Fork**: a forked child holds a copy of the lease but not its
+//!   keep-alive; there the lease and its clocks refuse with
+//!   [`Error::Forked`] (never a panic), and release leaves the parent's
+//!   lease alone. Acquire a lease in the child.
 //!
 //! ```text
 //!  holder A  |--keep-alive--keep-alive--X (etcd unreachable or A dies)
@@ -50,6 +58,7 @@
 mod clock;
 mod error;
 mod flake;
+mod fork;
 mod keys;
 mod lease;
 mod options;

@@ -11,6 +11,9 @@
 //! - the **horizon** (Unix time): the latest time stored in the fence key
 //!   while this holder owned the claim. The next holder of the node id
 //!   starts after it, so an id is issued only if its time is not past it.
+//!   It is raised only once etcd holds a fence at least as high.
+//!
+//! In a forked child the lease is the parent's: every check refuses.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
+use crate::fork;
 
 const LIVE: u8 = 0;
 const LOST: u8 = 1;
@@ -29,7 +33,7 @@ pub(crate) struct Validity {
     base: Instant,
     /// Nanoseconds after `base` from which ids are held back.
     deadline: AtomicU64,
-    /// Unix ns: no id may carry a later time.
+    /// Unix ns: no id may carry a later time; etcd's fence is at least this.
     horizon: AtomicU64,
     /// Unix ns: the latest time a clock of this lease wanted near the horizon.
     wanted: AtomicU64,
@@ -38,11 +42,14 @@ pub(crate) struct Validity {
     ahead: u64,
     /// Wakes the keep-alive task early when ids near the horizon.
     pub(crate) nudge: Notify,
+    /// The fork generation of the process that holds the lease.
+    forks: u32,
 }
 
 impl Validity {
     /// A lease valid until `deadline` with `horizon` stored.
     pub(crate) fn new(deadline: Instant, horizon: u64, ahead: Duration) -> Validity {
+        fork::watch();
         let v = Validity {
             base: Instant::now(),
             deadline: AtomicU64::new(0),
@@ -51,6 +58,7 @@ impl Validity {
             ended: AtomicU8::new(LIVE),
             ahead: nanos(ahead),
             nudge: Notify::new(),
+            forks: fork::generation(),
         };
         v.extend(deadline);
         v
@@ -67,7 +75,7 @@ impl Validity {
         self.base + Duration::from_nanos(self.deadline.load(Relaxed))
     }
 
-    /// Records a horizon that etcd stored.
+    /// Records a horizon that etcd stored (never one it has not).
     pub(crate) fn store_horizon(&self, ns: u64) {
         self.horizon.fetch_max(ns, Relaxed);
     }
@@ -104,9 +112,18 @@ impl Validity {
         self.ended.load(Relaxed) != LIVE
     }
 
+    /// Whether this process is a forked child of the lease's holder.
+    #[inline]
+    pub(crate) fn forked(&self) -> bool {
+        fork::generation() != self.forks
+    }
+
     /// May ids be issued at `now`?
     #[inline]
     pub(crate) fn check_at(&self, now: Instant) -> Result<()> {
+        if self.forked() {
+            return Err(Error::Forked);
+        }
         if self.ended() {
             return Err(Error::Lost);
         }

@@ -223,3 +223,248 @@ pub fn assert_unique<T: Ord + Copy + std::fmt::Debug>(ids: &mut [T]) -> usize {
     }
     ids.len()
 }
+
+/// An HTTP/2 frame, as read off a gRPC connection.
+struct Frame {
+    head: [u8; 9],
+    payload: Vec<u8>,
+}
+
+impl Frame {
+    const DATA: u8 = 0x0;
+    const HEADERS: u8 = 0x1;
+    const RST_STREAM: u8 = 0x3;
+    const END_STREAM: u8 = 0x1;
+
+    async fn read(from: &mut tokio::net::tcp::OwnedReadHalf) -> std::io::Result<Frame> {
+        use tokio::io::AsyncReadExt;
+        let mut head = [0u8; 9];
+        from.read_exact(&mut head).await?;
+        let len = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+        let mut payload = vec![0u8; len];
+        from.read_exact(&mut payload).await?;
+        Ok(Frame { head, payload })
+    }
+
+    fn kind(&self) -> u8 {
+        self.head[3]
+    }
+
+    fn stream(&self) -> u32 {
+        u32::from_be_bytes([self.head[5], self.head[6], self.head[7], self.head[8]]) & 0x7fff_ffff
+    }
+
+    fn ends_stream(&self) -> bool {
+        matches!(self.kind(), Frame::DATA | Frame::HEADERS) && self.head[4] & Frame::END_STREAM != 0
+    }
+
+    async fn write(&self, to: &mut tokio::net::tcp::OwnedWriteHalf) -> std::io::Result<()> {
+        use tokio::io::AsyncWriteExt;
+        to.write_all(&self.head).await?;
+        to.write_all(&self.payload).await
+    }
+}
+
+/// One client connection through a [`HoldProxy`].
+struct Link {
+    /// Frames from the client kept back from etcd, while held.
+    held: Mutex<Option<Vec<Frame>>>,
+    upstream: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
+    /// `None` once the client side is closed.
+    client: tokio::sync::Mutex<Option<tokio::net::tcp::OwnedWriteHalf>>,
+    /// Streams etcd has finished answering.
+    answered: Mutex<std::collections::HashSet<u32>>,
+    reader: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// A TCP proxy in front of etcd that reads gRPC's HTTP/2 frames, so that it
+/// can hold back the requests of a connection, close that connection on
+/// the client's side (the client connects again, through the proxy, and
+/// carries on), and deliver the held requests to etcd later on the old
+/// connection: writes the client gave up on, landing late.
+pub struct HoldProxy {
+    port: u16,
+    links: Arc<Mutex<Vec<Arc<Link>>>>,
+    accept: JoinHandle<()>,
+}
+
+impl HoldProxy {
+    pub async fn start(upstream: u16) -> HoldProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("proxy bind");
+        let port = listener.local_addr().expect("proxy address").port();
+        let links: Arc<Mutex<Vec<Arc<Link>>>> = Arc::default();
+        let all = links.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let Ok(outbound) = TcpStream::connect(("127.0.0.1", upstream)).await else {
+                    continue;
+                };
+                let _ = (inbound.set_nodelay(true), outbound.set_nodelay(true));
+                let (client_r, client_w) = inbound.into_split();
+                let (upstream_r, upstream_w) = outbound.into_split();
+                let link = Arc::new(Link {
+                    held: Mutex::new(None),
+                    upstream: tokio::sync::Mutex::new(upstream_w),
+                    client: tokio::sync::Mutex::new(Some(client_w)),
+                    answered: Mutex::default(),
+                    reader: Mutex::new(None),
+                });
+                let reader = tokio::spawn(requests(link.clone(), client_r));
+                *link.reader.lock().unwrap() = Some(reader);
+                tokio::spawn(answers(link.clone(), upstream_r));
+                all.lock().unwrap().push(link);
+            }
+        });
+        HoldProxy {
+            port,
+            links,
+            accept,
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// From now on, frames the clients send on the open connections are
+    /// kept back.
+    pub fn hold(&self) {
+        for link in self.links.lock().unwrap().iter() {
+            link.held.lock().unwrap().get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// How many whole unary requests (a new stream the client ended) are
+    /// held.
+    pub fn held_requests(&self) -> usize {
+        self.links
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|link| unary(link.held.lock().unwrap().as_deref().unwrap_or_default()).len())
+            .sum()
+    }
+
+    /// Closes the held connections on the client's side; etcd's side stays
+    /// open with the held frames not yet sent.
+    pub async fn detach(&self) {
+        let held: Vec<Arc<Link>> = self
+            .links
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|link| link.held.lock().unwrap().is_some())
+            .cloned()
+            .collect();
+        for link in held {
+            if let Some(reader) = link.reader.lock().unwrap().take() {
+                reader.abort();
+            }
+            link.client.lock().await.take();
+        }
+    }
+
+    /// Sends the held frames to etcd on their own connections (less the
+    /// clients' cancellations, which would stop etcd from applying them)
+    /// and waits until etcd has answered every held request; returns how
+    /// many there were.
+    pub async fn release(&self) -> usize {
+        let links: Vec<Arc<Link>> = self.links.lock().unwrap().clone();
+        let mut waiting = Vec::new();
+        for link in links {
+            let Some(frames) = link.held.lock().unwrap().take() else {
+                continue;
+            };
+            let requests = unary(&frames);
+            let mut upstream = link.upstream.lock().await;
+            for frame in frames.iter().filter(|f| f.kind() != Frame::RST_STREAM) {
+                frame
+                    .write(&mut upstream)
+                    .await
+                    .expect("deliver a held frame");
+            }
+            waiting.push((link.clone(), requests));
+        }
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut count = 0;
+        for (link, requests) in waiting {
+            count += requests.len();
+            while !requests
+                .iter()
+                .all(|s| link.answered.lock().unwrap().contains(s))
+            {
+                assert!(
+                    Instant::now() < until,
+                    "etcd did not answer the held requests"
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+        count
+    }
+}
+
+impl Drop for HoldProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// The streams of unary requests among `frames`: opened and ended there.
+fn unary(frames: &[Frame]) -> Vec<u32> {
+    let opened: std::collections::HashSet<u32> = frames
+        .iter()
+        .filter(|f| f.kind() == Frame::HEADERS)
+        .map(Frame::stream)
+        .collect();
+    let ended: std::collections::BTreeSet<u32> = frames
+        .iter()
+        .filter(|f| f.ends_stream() && opened.contains(&f.stream()))
+        .map(Frame::stream)
+        .collect();
+    ended.into_iter().collect()
+}
+
+/// Client to etcd: the connection preface, then frame by frame.
+async fn requests(link: Arc<Link>, mut from: tokio::net::tcp::OwnedReadHalf) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut preface = [0u8; 24];
+    if from.read_exact(&mut preface).await.is_err() {
+        return;
+    }
+    if link
+        .upstream
+        .lock()
+        .await
+        .write_all(&preface)
+        .await
+        .is_err()
+    {
+        return;
+    }
+    while let Ok(frame) = Frame::read(&mut from).await {
+        let frame = match link.held.lock().unwrap().as_mut() {
+            Some(held) => {
+                held.push(frame);
+                continue;
+            }
+            None => frame,
+        };
+        if frame.write(&mut *link.upstream.lock().await).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// etcd to client, noting which streams etcd finished; answers to a
+/// closed client are dropped.
+async fn answers(link: Arc<Link>, mut from: tokio::net::tcp::OwnedReadHalf) {
+    while let Ok(frame) = Frame::read(&mut from).await {
+        if frame.ends_stream() {
+            link.answered.lock().unwrap().insert(frame.stream());
+        }
+        if let Some(client) = link.client.lock().await.as_mut() {
+            let _ = frame.write(client).await;
+        }
+    }
+}
