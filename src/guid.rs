@@ -259,4 +259,4 @@ pub(crate) const fn check_seq(seq: u16) -> Result<u64> {
     }
 }
 
-crate::traits::id_traits!(Guid, [u8; 12], u128, to_u128, from_u128);
+crate::traits::id_traits!(Guid, [u8; 12], u128, to_u128, from_u128, g);

@@ -21,6 +21,20 @@ use crate::layout::{self, SEQ_MAX};
 /// let local = guid::l(&guid::CLOCK);
 /// assert_eq!(local.to_string().parse::<guid::Luid>(), Ok(local));
 /// ```
+///
+/// Two strings of a local id look alike and are not interchangeable, as in
+/// Go: `Display`/`FromStr` give 16 characters of 4 bits each, while JSON
+/// (feature `serde`) gives `"*"` and the 16-character string of the global
+/// id with node 0 (6 bits each). Neither parses as the other:
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// let local = guid::l(&guid::CLOCK);
+/// let json = serde_json::to_string(&local).unwrap(); // "\"*…\""
+/// assert!(json[2..18].parse::<guid::Luid>() != Ok(local));
+/// assert!(serde_json::from_str::<guid::Luid>(&format!("\"*{local}\"")).ok() != Some(local));
+/// # }
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
 pub struct Luid(u64);
@@ -205,4 +219,4 @@ impl Luid {
     }
 }
 
-crate::traits::id_traits!(Luid, [u8; 8], u64, to_u64, from_u64);
+crate::traits::id_traits!(Luid, [u8; 8], u64, to_u64, from_u64, l);

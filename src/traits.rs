@@ -1,12 +1,19 @@
 //! What both id types implement the same way: Go's comparisons and
 //! epochs, and the std traits.
 
-/// Implements the epochs and Go's comparisons, `Display`, `Debug`,
-/// `FromStr`, `Default` and the conversions
-/// to and from bytes, slices, strings and integers for an id type.
+/// Implements `now`, the epochs and Go's comparisons, `Display`, `Debug`,
+/// the hex formats, `FromStr`, `Default` and the conversions to and from
+/// bytes, slices, strings and integers for an id type (`$make` is the
+/// clock's method that makes one).
 macro_rules! id_traits {
-    ($id:ident, $bytes:ty, $int:ty, $to_int:ident, $from_int:ident) => {
+    ($id:ident, $bytes:ty, $int:ty, $to_int:ident, $from_int:ident, $make:ident) => {
         impl $id {
+            /// A new id from the default clock [`CLOCK`]($crate::CLOCK).
+            #[inline]
+            pub fn now() -> $id {
+                $crate::CLOCK.$make()
+            }
+
             /// The time as a `SystemTime` (Go's `EpochT`; exact where Go's
             /// int64 nanoseconds wrap, past the year 2262).
             pub fn epoch(&self) -> ::std::time::SystemTime {
@@ -48,6 +55,20 @@ macro_rules! id_traits {
         impl ::core::fmt::Debug for $id {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, concat!(stringify!($id), "({})"), self)
+            }
+        }
+
+        impl ::core::fmt::LowerHex for $id {
+            /// The big-endian bytes in lowercase hex (`{:#x}` adds `0x`).
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::fmt::LowerHex::fmt(&self.$to_int(), f)
+            }
+        }
+
+        impl ::core::fmt::UpperHex for $id {
+            /// The big-endian bytes in uppercase hex (`{:#X}` adds `0x`).
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::fmt::UpperHex::fmt(&self.$to_int(), f)
             }
         }
 

@@ -466,3 +466,14 @@ fn starts_past_the_range_are_rejected() {
     let fresh = Clock::builder().inverse().build().snapshot();
     assert!(Snapshot::try_from(u64::from(fresh)).is_ok());
 }
+
+/// `Guid::now()` and `Luid::now()` come from the default clock: strictly
+/// after what it made before.
+#[test]
+fn now_uses_the_default_clock() {
+    let before = guid::CLOCK.g();
+    let g = Guid::now();
+    assert!(g > before && g.node() == guid::CLOCK.node());
+    let l = Luid::now();
+    assert!(l > g.to_l64());
+}

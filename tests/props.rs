@@ -91,6 +91,16 @@ proptest! {
         prop_assert_eq!(a.cmp(&b), (t1 >> 17, s1).cmp(&(t2 >> 17, s2)));
     }
 
+    /// `{:x}` and `{:X}` are the big-endian bytes in hex, full width.
+    #[test]
+    fn hex_formats_are_the_bytes(g in any_raw_guid(), l in any_luid()) {
+        let hex = |b: &[u8]| b.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        prop_assert_eq!(format!("{g:x}"), hex(&g.to_bytes()));
+        prop_assert_eq!(format!("{l:x}"), hex(&l.to_bytes()));
+        prop_assert_eq!(format!("{g:X}"), hex(&g.to_bytes()).to_uppercase());
+        prop_assert_eq!(format!("{l:#X}"), format!("0x{}", hex(&l.to_bytes()).to_uppercase()));
+    }
+
     #[test]
     fn decoders_never_panic_on_arbitrary_bytes(input in proptest::collection::vec(any::<u8>(), 0..40)) {
         // Success implies the input was the canonical encoding.
