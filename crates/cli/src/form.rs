@@ -149,7 +149,7 @@ pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id
         if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
             continue;
         }
-        if let Ok(id) = read(input, f, k) {
+        if let Some(id) = parse(input, f, k) {
             if !found[..n].iter().flatten().any(|&(_, _, seen)| seen == id) {
                 found[n] = Some((f, k, id));
                 n += 1;
@@ -163,7 +163,37 @@ pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id
     }
 }
 
-/// One reading.
+/// One reading, without the error's text: the search through every
+/// reading runs per line, and building messages for the readings that fail
+/// would cost more than decoding. A reading whose decoder would reject the
+/// input's length or first byte outright is not tried.
+fn parse(input: &[u8], form: Form, kind: Kind) -> Option<Id> {
+    let len = input.len();
+    match (form, kind) {
+        (Form::String, _) if len != Guid::STRING_LEN => None,
+        (Form::String, Kind::G) => Guid::parse_bytes(input).ok().map(Id::G),
+        (Form::String, Kind::L) => Luid::parse_bytes(input).ok().map(Id::L),
+        (Form::Base62, Kind::G) if len <= Guid::BASE62_LEN => {
+            Guid::from_base62(input).ok().map(Id::G)
+        }
+        (Form::Base62, Kind::L) if len <= Luid::BASE62_LEN => {
+            Luid::from_base62(input).ok().map(Id::L)
+        }
+        (Form::Hex, Kind::G) if len == 2 * Guid::BYTES => {
+            Guid::from_bytes(hex_bytes(input)?).ok().map(Id::G)
+        }
+        (Form::Hex, Kind::L) if len == 2 * Luid::BYTES => {
+            Luid::from_bytes(hex_bytes(input)?).ok().map(Id::L)
+        }
+        (Form::Json, _) if input.first() != Some(&b'"') => None,
+        (Form::Json, Kind::G) => serde_json::from_slice(input).ok().map(Id::G),
+        (Form::Json, Kind::L) => serde_json::from_slice(input).ok().map(Id::L),
+        (Form::Int, Kind::L) => Luid::from_u64(int_value(input)?).ok().map(Id::L),
+        _ => None,
+    }
+}
+
+/// One reading, with the error's text.
 fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
     let text = |e: guid::Error| e.to_string();
     match (form, kind) {
@@ -282,6 +312,13 @@ fn implied_kind(input: &[u8], form: Form) -> Kind {
     if local { Kind::L } else { Kind::G }
 }
 
+/// `2 * N` hex digits (either case) as `N` bytes, without an error's text.
+fn hex_bytes<const N: usize>(input: &[u8]) -> Option<[u8; N]> {
+    let mut bytes = [0; N];
+    HEXLOWER_PERMISSIVE.decode_mut(input, &mut bytes).ok()?;
+    Some(bytes)
+}
+
 /// Exactly `2 * N` hex digits (either case) as `N` bytes.
 fn hex<const N: usize>(input: &[u8]) -> Result<[u8; N], String> {
     if input.len() != 2 * N {
@@ -308,22 +345,34 @@ fn hex<const N: usize>(input: &[u8]) -> Result<[u8; N], String> {
 
 /// A local id's 64-bit value in decimal: digits only.
 fn int(input: &[u8]) -> Result<Luid, String> {
-    if let Some(index) = input.iter().position(|b| !b.is_ascii_digit()) {
-        return Err(format!(
+    if input.is_empty() || !input.iter().all(u8::is_ascii_digit) {
+        return Err(int_error(input));
+    }
+    let value = int_value(input).ok_or("value does not fit 64 bits")?;
+    Luid::from_u64(value).map_err(|e| e.to_string())
+}
+
+/// The value of one or more decimal digits, if it fits 64 bits.
+fn int_value(input: &[u8]) -> Option<u64> {
+    if input.is_empty() {
+        return None;
+    }
+    input.iter().try_fold(0u64, |v, &d| {
+        let d = d.checked_sub(b'0').filter(|&d| d <= 9)?;
+        v.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
+/// Why `input` has no int: not all of it is digits.
+#[cold]
+fn int_error(input: &[u8]) -> String {
+    match input.iter().position(|b| !b.is_ascii_digit()) {
+        Some(index) => format!(
             "{} (an int has decimal digits only)",
             bad_byte(input[index], index)
-        ));
+        ),
+        None => "invalid length: an int has at least one digit".to_owned(),
     }
-    if input.is_empty() {
-        return Err("invalid length: an int has at least one digit".to_owned());
-    }
-    let value = input
-        .iter()
-        .try_fold(0u64, |v, &d| {
-            v.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
-        .ok_or("value does not fit 64 bits")?;
-    Luid::from_u64(value).map_err(|e| e.to_string())
 }
 
 /// serde_json's message, which names the id's own error.
@@ -349,6 +398,59 @@ impl std::fmt::Display for Byte {
             write!(f, "'{}'", char::from(self.0))
         } else {
             write!(f, "0x{:02x}", self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The search's `parse` accepts exactly what `read` accepts, as the
+    /// same id: on ids of every form and on each with one byte changed,
+    /// cut or added.
+    #[test]
+    fn parse_agrees_with_read() {
+        let g = Guid::compose(0xe762_74c6, 0, 8192, guid::Drift::DEFAULT).expect("id");
+        let l4 = Luid::compose(0, 8192, guid::Drift::new(4).expect("drift")).expect("id");
+        let mut seeds: Vec<Vec<u8>> = Vec::new();
+        for (g, l) in [(g, g.to_l64()), (l4.to_g(u32::MAX), l4)] {
+            seeds.extend([
+                g.to_string().into_bytes(),
+                g.to_base62().into_bytes(),
+                data_encoding::HEXLOWER.encode(&g.to_bytes()).into_bytes(),
+                serde_json::to_vec(&g).expect("json"),
+                l.to_string().into_bytes(),
+                l.to_base62().into_bytes(),
+                data_encoding::HEXUPPER.encode(&l.to_bytes()).into_bytes(),
+                serde_json::to_vec(&l).expect("json"),
+                l.to_u64().to_string().into_bytes(),
+            ]);
+        }
+        seeds.extend([b"18446744073709551616".to_vec(), b"".to_vec()]);
+        let mut inputs = seeds.clone();
+        for seed in &seeds {
+            for i in 0..seed.len() {
+                for b in [
+                    b'0', b'9', b'.', b'_', b'A', b'F', b'f', b'z', b'"', b'*', 0,
+                ] {
+                    let mut v = seed.clone();
+                    v[i] = b;
+                    inputs.push(v);
+                }
+                inputs.push(seed[..i].to_vec());
+            }
+            inputs.push([seed.as_slice(), b"0"].concat());
+        }
+        for input in &inputs {
+            for (form, kind) in READINGS {
+                assert_eq!(
+                    parse(input, form, kind),
+                    read(input, form, kind).ok(),
+                    "{form:?} {kind:?} {:?}",
+                    String::from_utf8_lossy(input)
+                );
+            }
         }
     }
 }

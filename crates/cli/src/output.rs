@@ -76,7 +76,10 @@ pub fn exit(result: Result<Status, Fail>) -> ExitCode {
 /// Prints `error: <message>` as one line on standard error. A failure to
 /// write it has nowhere to be reported, so it is ignored.
 pub fn error(message: impl fmt::Display) {
-    let _ = writeln!(io::stderr().lock(), "error: {message}");
+    // Standard error is unbuffered: formatted straight to it, each piece of
+    // the message would be a write of its own.
+    let line = format!("error: {message}\n");
+    let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// An input as it appears in a message: quoted, non-printable bytes in
