@@ -1,0 +1,66 @@
+//! The 64-bit flake (snowflake) layout, `| time | node | seq |`, and a
+//! lock-free clock that makes such ids.
+//!
+//! ```text
+//!  1      T bits              N bits      S bits
+//! |0|------------------|------------|----------|    T + N + S = 63
+//!          time             node        seq
+//! ```
+//!
+//! `time` counts units (1 ms unless set) since a custom epoch, `node` names
+//! the generator, `seq` counts ids within a unit. The sign bit stays 0, so
+//! ids are positive in every language's signed 64-bit integer. Unlike local
+//! ids ([`crate::Luid`]), flake ids are unique across a fleet as long as
+//! node ids are.
+//!
+//! | preset | split | epoch | node |
+//! |---|---|---|---|
+//! | [`Layout::NOEQD`] (noeqd, Twitter snowflake) | 41/10/12 | 1288834974657 ms | `datacenter << 5 \| worker` ([`noeqd_node`]) |
+//! | [`Layout::snowcast`]`(n)` | 41/n/22-n, n in 7..=13 | set with [`Layout::with_epoch`] | 128 to 8,192 nodes |
+//! | [`Layout::redis`]`(epoch)` | 41/10/12 | custom | a shard id |
+//! | [`Layout::new`]`(t, n, s)` | any t + n + s = 63, each ≥ 1 | set with [`Layout::with_epoch`] | |
+//!
+//! ```
+//! use guid::flake::{self, Layout};
+//!
+//! let layout = Layout::NOEQD;
+//! let node = flake::noeqd_node(3, 7)?; // datacenter 3, worker 7
+//! let id = layout.compose(1_000, node, 5)?;
+//! assert_eq!(id, (1_000 << 22) | (3 << 17) | (7 << 12) | 5);
+//! let parts = layout.decompose(id)?;
+//! assert_eq!((parts.time, parts.node, parts.seq), (1_000, node, 5));
+//!
+//! let clock = flake::Clock::builder(layout).node(node).build()?;
+//! let (a, b) = (clock.next()?, clock.next()?);
+//! assert!(a < b);
+//! assert_eq!(layout.decompose(b)?.node, node);
+//! # Ok::<(), guid::Error>(())
+//! ```
+//!
+//! # The clock's policy
+//!
+//! The sequence is small (4,096 ids per millisecond for noeqd), so the clock
+//! can run out of it; it then borrows the next time unit, up to a bounded
+//! lead over its time source, and only past that lead waits.
+//!
+//! | the time source… | the [`Clock`]… |
+//! |---|---|
+//! | is read by many threads at once | installs every id with one CAS on one word: no two alike, each later than the one before |
+//! | stalls (same unit) | counts the sequence up |
+//! | stalls for more than 2^S ids | borrows the next unit: ids run ahead of the source, up to [`Builder::max_lead`] (default [`DEFAULT_MAX_LEAD`], 100 ms) |
+//! | stalls past that lead | waits (naps of at most 1 ms) until the source catches up ([`Health::waits`](crate::Health::waits)); [`Clock::pace`] tells a caller that would rather wait elsewhere how long |
+//! | steps back | keeps counting from the last id and never waits for the source until it is back past its earlier reading ([`Health::steps_back`](crate::Health::steps_back)) |
+//! | jumps forward | follows it, sequence 0 |
+//! | passes the layout's last unit | returns an error ([`ErrorKind::Part`](crate::ErrorKind::Part) named `"time"`): the layout is used up |
+//! | restarts | [`Builder::not_before`] with a saved [`Clock::last_time`] starts after every id issued before |
+//! | is used in a forked child | returns an error ([`ErrorKind::Forked`](crate::ErrorKind::Forked)): the node is the parent's, and the child would repeat its ids |
+//!
+//! Twitter's snowflake and noeqd wait whenever the sequence runs out and
+//! refuse to serve while the clock is behind; the Go guid library repeats
+//! ids in both cases.
+
+mod clock;
+mod layout;
+
+pub use clock::{Builder, Clock, DEFAULT_MAX_LEAD};
+pub use layout::{Layout, Parts, TWITTER_EPOCH_MS, noeqd_node};
