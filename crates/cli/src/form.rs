@@ -302,7 +302,7 @@ fn likely_form(input: &[u8]) -> Result<Form, String> {
 /// `form`: the one its length, marker or first character suggests.
 fn implied_kind(input: &[u8], form: Form) -> Kind {
     let local = match form {
-        // A drift code of 1..=7 in 4-bit cells, but 0 in 6-bit ones.
+        // A drift code of 1..=3 in a 4-bit first cell, but 0 in a 6-bit one.
         Form::String => matches!(input.first(), Some(b'1'..=b'6')),
         Form::Base62 => input.len() <= Luid::BASE62_LEN,
         Form::Hex => input.len() == 2 * Luid::BYTES,
