@@ -2,9 +2,8 @@
 //! while the lease holds.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use guid::Health;
 use guid::flake::{self, Layout};
 
 use crate::error::{Error, Result};
@@ -93,20 +92,11 @@ impl LeasedFlakeClock {
         }
     }
 
-    /// The start of the time unit of the last id issued (see
-    /// [`flake::Clock::last_time`]).
-    pub fn last_time(&self) -> SystemTime {
-        self.clock.last_time()
-    }
-
-    /// The rare events of the clock so far.
-    pub fn health(&self) -> Health {
-        self.clock.health()
-    }
-
-    /// The bound on how far ids run ahead of the source by borrowing.
-    pub fn max_lead(&self) -> Duration {
-        self.clock.max_lead()
+    /// The clock inside, for what it reports ([`flake::Clock::last_time`],
+    /// [`flake::Clock::health`]); ids taken from it directly skip the
+    /// lease's checks.
+    pub fn clock(&self) -> &flake::Clock {
+        &self.clock
     }
 
     /// The layout of the ids.
