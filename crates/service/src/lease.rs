@@ -1,18 +1,21 @@
 //! The 64-bit node id leased from etcd: acquired at start, watched while
 //! serving, acquired again in the background when lost, released on
-//! shutdown.
+//! shutdown. Ids come from the lease's own clock, so the service fences
+//! them as the library does: the horizon is moved as ids near it, and a
+//! reply waits for it rather than being refused.
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use etcd_client::{Client, ConnectOptions};
 use guid::flake::{self, Layout};
-use kguid_etcd::{Error as LeaseError, NodeLease};
+use kguid_etcd::{Error as LeaseError, LeasedFlakeClock, NodeLease};
 use tokio::sync::watch;
 
 use crate::error::Error;
 use crate::log::{Log, Recurring};
-use crate::server::{Flake, Shared};
+use crate::server::{Flake, Refused, Shared};
 
 /// Where and how the 64-bit node id is leased.
 #[derive(Clone, Debug)]
@@ -24,6 +27,88 @@ pub struct EtcdLease {
     /// Lease TTL: how long after a crash the node id stays taken, and how
     /// long etcd may be unreachable before ids stop.
     pub ttl: Duration,
+}
+
+/// The 64-bit clock: a plain one, or the clock of a lease (with the lease,
+/// kept until the clock goes). Reads reach the clock inside.
+pub(crate) enum FlakeClock {
+    Plain(flake::Clock),
+    Leased {
+        clock: LeasedFlakeClock,
+        lease: Arc<NodeLease>,
+    },
+}
+
+impl FlakeClock {
+    /// A clock from `builder`, the lease's when there is one: started
+    /// after its horizon, with the horizon moved past the start.
+    pub(crate) async fn new(
+        builder: flake::Builder,
+        lease: Option<&Arc<NodeLease>>,
+    ) -> Result<FlakeClock, Error> {
+        let Some(lease) = lease else {
+            return Ok(FlakeClock::Plain(builder.build()?));
+        };
+        match FlakeClock::leased(Arc::clone(lease), builder).await {
+            Ok(clock) => Ok(clock),
+            Err(LeaseError::Id(e)) => Err(Error::Clock(e)),
+            Err(e) => Err(Error::Config(format!(
+                "a clock for node {} leased from etcd: {e}",
+                lease.node()
+            ))),
+        }
+    }
+
+    async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_etcd::Result<Self> {
+        let clock = lease.flake_clock(builder).await?;
+        Ok(FlakeClock::Leased { clock, lease })
+    }
+
+    /// Fills `ids`, if the lease (when there is one) holds.
+    #[inline]
+    pub(crate) fn fill(&self, ids: &mut [u64]) -> kguid_etcd::Result<()> {
+        match self {
+            FlakeClock::Plain(clock) => Ok(clock.fill(ids)?),
+            FlakeClock::Leased { clock, .. } => clock.fill(ids),
+        }
+    }
+
+    /// How long to wait before a fill of `n`: for the source, or for the
+    /// next horizon to be stored in etcd.
+    #[inline]
+    pub(crate) fn pace(&self, n: usize) -> Duration {
+        match self {
+            FlakeClock::Plain(clock) => clock.pace(n),
+            FlakeClock::Leased { clock, .. } => clock.pace(n),
+        }
+    }
+
+    pub(crate) fn lease(&self) -> Option<&Arc<NodeLease>> {
+        match self {
+            FlakeClock::Plain(_) => None,
+            FlakeClock::Leased { lease, .. } => Some(lease),
+        }
+    }
+}
+
+impl Deref for FlakeClock {
+    type Target = flake::Clock;
+
+    fn deref(&self) -> &flake::Clock {
+        match self {
+            FlakeClock::Plain(clock) => clock,
+            FlakeClock::Leased { clock, .. } => clock.clock(),
+        }
+    }
+}
+
+impl From<LeaseError> for Refused {
+    fn from(e: LeaseError) -> Refused {
+        match e {
+            LeaseError::Id(_) => Refused::Clock,
+            _ => Refused::Lease,
+        }
+    }
 }
 
 /// How often the lease is looked at while serving.
@@ -107,7 +192,9 @@ pub(crate) async fn keep(
             () = tokio::time::sleep(WATCH) => {}
         }
         let flake = shared.flake();
-        let Some(lease) = &flake.lease else { return };
+        let Some(lease) = flake.clock.lease() else {
+            return;
+        };
         match lease.check() {
             Ok(()) => {
                 if refusing {
@@ -177,24 +264,19 @@ async fn reacquire(
                 continue;
             }
         };
-        let clock = template
-            .clone()
-            .node(u64::from(lease.node()))
-            .not_before(lease.not_before())
-            .not_before(old.clock.last_time())
-            .build();
-        match clock {
+        let (node, lease) = (lease.node(), Arc::new(lease));
+        let builder = template.clone().not_before(old.clock.last_time());
+        match FlakeClock::leased(Arc::clone(&lease), builder).await {
             Ok(clock) => {
                 log_leased(log, settings, &lease);
-                return Some(Flake {
-                    clock,
-                    lease: Some(Arc::new(lease)),
-                });
+                return Some(Flake { clock });
             }
             Err(e) => {
-                log.line(format_args!("no clock for node {}: {e}", lease.node()));
-                if let Err(e) = lease.release().await {
-                    log.line(format_args!("releasing the lease failed: {e}"));
+                log.line(format_args!("no clock for node {node}: {e}"));
+                if let Ok(lease) = Arc::try_unwrap(lease) {
+                    if let Err(e) = lease.release().await {
+                        log.line(format_args!("releasing the lease failed: {e}"));
+                    }
                 }
             }
         }
@@ -209,11 +291,14 @@ pub(crate) async fn release(shared: Arc<Shared>) {
         return log.line(format_args!("lease still in use: left to expire"));
     };
     let flake = shared.flake.into_inner().unwrap_or_else(|e| e.into_inner());
-    let Some(lease) = Arc::try_unwrap(flake)
-        .ok()
-        .and_then(|f| f.lease)
-        .and_then(|lease| Arc::try_unwrap(lease).ok())
-    else {
+    let lease = match Arc::try_unwrap(flake).map(|f| f.clock) {
+        Ok(FlakeClock::Leased { clock, lease }) => {
+            drop(clock);
+            Arc::try_unwrap(lease).ok()
+        }
+        _ => None,
+    };
+    let Some(lease) = lease else {
         return log.line(format_args!("lease still in use: left to expire"));
     };
     let node = lease.node();

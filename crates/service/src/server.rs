@@ -166,12 +166,13 @@ pub(crate) struct Shared {
     pub(crate) log: Log,
 }
 
-/// The 64-bit clock and, when its node id is leased, the lease that must
-/// hold for every reply.
+/// The 64-bit clock; when its node id is leased, the lease's own clock,
+/// whose checks every reply passes.
 pub(crate) struct Flake {
-    pub(crate) clock: flake::Clock,
     #[cfg(feature = "etcd")]
-    pub(crate) lease: Option<Arc<kguid_etcd::NodeLease>>,
+    pub(crate) clock: crate::lease::FlakeClock,
+    #[cfg(not(feature = "etcd"))]
+    pub(crate) clock: flake::Clock,
 }
 
 /// Why no 64-bit ids were made.
@@ -184,22 +185,16 @@ pub(crate) enum Refused {
 }
 
 impl Flake {
-    /// Fills `ids` if the lease, when there is one, holds before and after.
+    /// Fills `ids` if the lease, when there is one, holds.
     #[inline]
     pub(crate) fn fill(&self, ids: &mut [u64]) -> Result<(), Refused> {
-        #[cfg(feature = "etcd")]
-        if let Some(lease) = &self.lease {
-            lease.check().map_err(|_| Refused::Lease)?;
-        }
-        self.clock.fill(ids).map_err(|_| Refused::Clock)?;
-        // Fencing: no id past the horizon stored in etcd.
-        #[cfg(feature = "etcd")]
-        if let Some(lease) = &self.lease {
-            if self.clock.last_time() > lease.horizon() {
-                return Err(Refused::Lease);
-            }
-        }
-        Ok(())
+        self.clock.fill(ids).map_err(Refused::from)
+    }
+}
+
+impl From<guid::Error> for Refused {
+    fn from(_: guid::Error) -> Refused {
+        Refused::Clock
     }
 }
 
@@ -378,16 +373,11 @@ async fn serve(
     // Without the node and horizon of a lease: what a new lease's clock is built from.
     #[cfg(feature = "etcd")]
     let template = fb.clone();
-    #[cfg(feature = "etcd")]
-    if let Some((_, lease)) = &leased {
-        fb = fb
-            .node(u64::from(lease.node()))
-            .not_before(lease.not_before());
-    }
     let flake = Flake {
-        clock: fb.build()?,
         #[cfg(feature = "etcd")]
-        lease: leased.as_ref().map(|(_, lease)| Arc::clone(lease)),
+        clock: crate::lease::FlakeClock::new(fb, leased.as_ref().map(|(_, l)| l)).await?,
+        #[cfg(not(feature = "etcd"))]
+        clock: fb.build()?,
     };
     let shared = Arc::new(Shared {
         flake: RwLock::new(Arc::new(flake)),

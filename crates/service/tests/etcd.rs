@@ -7,12 +7,15 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::io::{ErrorKind, Read, Write};
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, ask, raw};
+use common::{ChildServer, Server, ask, raw, shifted_clock};
 use etcd_client::{Compare, CompareOp, GetOptions, PutOptions, Txn, TxnOp};
 use guid::flake::Layout;
+use kguid_service::{Config, EtcdLease};
 
 /// Ids from 20 requests of 255 on one connection.
 fn fetch(addr: SocketAddr) -> Vec<u64> {
@@ -253,5 +256,114 @@ async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
          {resumed:?} after the node ids were free, {checked} ids, 0 duplicates, {:?} in all",
         before.len(),
         started.elapsed()
+    );
+}
+
+/// The replies to `requests` sent at once on `s`: `None` if the server
+/// closes the connection instead (a refusal).
+fn replies(s: &mut TcpStream, requests: &[u8]) -> Option<Vec<u64>> {
+    s.write_all(requests).ok()?;
+    let n: usize = requests.iter().map(|&n| usize::from(n)).sum();
+    let mut bytes = vec![0u8; n * 8];
+    s.read_exact(&mut bytes).ok()?;
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    )
+}
+
+/// A server whose clock is 2 s behind takes a node id over from one with
+/// a correct clock that stopped. Its ids start after every id of the
+/// first, and it answers every request while its clock is still behind
+/// them, and while its ids run on past the horizon stored at its start
+/// (the TTL ahead): the horizon is moved as ids near it, none refused.
+#[tokio::test]
+async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let lease = EtcdLease {
+        endpoints: vec![etcd.endpoint()],
+        prefix: "/test/behind".into(),
+        ttl: Duration::from_secs(2),
+    };
+    let mut config = Config::default();
+    config.etcd = Some(lease.clone());
+    let a = Server::start(config);
+    let ids_a = fetch(a.addr);
+    a.stop(); // releases the node id
+    let time = |id| Layout::NOEQD.time_of(id).expect("id time");
+    let last_a = ids_a.iter().copied().max().expect("ids");
+
+    const BEHIND: u64 = 2_000_000_000;
+    let mut config = Config::default();
+    config.etcd = Some(lease);
+    config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(BEHIND)))));
+    let b = Server::start(config);
+    assert_eq!(nodes(&fetch(b.addr)), nodes(&ids_a), "the same node id");
+
+    // Requests without pause, 16 at a time, until B's clock has caught up
+    // with A's ids and B's ids have run more than the TTL past its first:
+    // each id later than the one before, no request refused.
+    let b_now = || SystemTime::now() - Duration::from_nanos(BEHIND);
+    let mut s = raw(b.addr);
+    let (mut requests, mut refused, mut issued) = (0u64, 0u64, 0u64);
+    let mut first_b = None;
+    let mut prev = last_a;
+    let past = |first: Option<u64>, last: u64| {
+        first.is_some_and(|f| time(last) > time(f) + Duration::from_millis(2_100))
+    };
+    while b_now() <= time(last_a) + Duration::from_millis(100) || !past(first_b, prev) {
+        requests += 16;
+        let Some(ids) = replies(&mut s, &[255; 16]) else {
+            refused += 1;
+            s = raw(b.addr);
+            continue;
+        };
+        first_b.get_or_insert(ids[0]);
+        for id in ids {
+            assert!(id > prev, "{id} after {prev}: a repeat or out of order");
+            prev = id;
+        }
+        issued += 16 * 255;
+    }
+    drop(s);
+    b.stop();
+    assert_eq!(refused, 0, "{refused} of {requests} requests refused");
+    let first_b = first_b.expect("ids");
+    assert!(
+        time(first_b) > time(last_a),
+        "B starts after A's ids: {:?} <= {:?}",
+        time(first_b),
+        time(last_a)
+    );
+
+    // The fence left in etcd covers every id B issued.
+    let mut admin = etcd.client().await;
+    let fence = admin
+        .get("/test/behind/fence/0000000000", None)
+        .await
+        .expect("read the fence");
+    let value = fence
+        .kvs()
+        .first()
+        .expect("a fence")
+        .value_str()
+        .expect("utf-8");
+    let ns: u64 = value
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a horizon");
+    assert!(
+        UNIX_EPOCH + Duration::from_nanos(ns) >= time(prev),
+        "fence {ns} below B's last id at {:?}",
+        time(prev)
+    );
+    println!(
+        "2 s behind: {requests} requests, {issued} ids, none refused; ids ran {:?} past A's last",
+        time(prev).duration_since(time(last_a)).unwrap_or_default()
     );
 }
