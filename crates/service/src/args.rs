@@ -67,9 +67,20 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
 
-    /// Connections served at once; more are closed at once.
+    /// Connections served at once; more are closed at once (with a token:
+    /// counted from their auth).
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_conns: usize,
+
+    /// With a token: close a connection that has not sent its whole auth
+    /// frame this long after accept.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub auth_timeout: Duration,
+
+    /// With a token: connections waiting to authenticate, apart from
+    /// --max-conns; past it the oldest is closed to make room.
+    #[arg(long, value_name = "N", default_value_t = 1_024)]
+    pub max_unauthed: usize,
 
     /// Close connections idle this long (0: never).
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
@@ -116,23 +127,50 @@ pub struct ServeArgs {
 impl ServeArgs {
     /// The service settings these flags ask for (the token read from
     /// `--token-file` or `NOEQ_TOKEN`).
+    ///
+    /// What needs the time or the state file is checked by
+    /// [`Config::check`]; [`serve_main`] runs both before it listens.
     pub fn config(&self) -> Result<Config, Error> {
+        let fail = |why: String| Err(Error::Config(why));
         let mut layout = self.layout;
         if let Some(ms) = self.epoch_ms {
+            // Checked here too, to name the value as given (the layout
+            // holds it in u64 nanoseconds).
+            let now = std::time::SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            if u128::from(ms) > now {
+                return fail(format!(
+                    "--epoch-ms {ms} is in the future (now is Unix ms {now})"
+                ));
+            }
             layout = layout.with_epoch_ms(ms);
         }
         if let Some(unit) = self.unit {
-            layout = layout.with_unit(unit)?;
+            layout = match layout.with_unit(unit) {
+                Ok(layout) => layout,
+                Err(e) => return fail(format!("--unit {unit:?}: {e}")),
+            };
+        }
+        for (flag, id) in [("-d", self.datacenter), ("-w", self.worker)] {
+            if id > 31 {
+                return fail(format!("{flag} {id} is not in 0..=31"));
+            }
         }
         let node = match self.node {
             Some(node) => node,
             None => flake::noeqd_node(self.datacenter, self.worker)?,
         };
         if node > layout.max_node() {
-            return Err(Error::Config(format!(
-                "node {node} does not fit the layout's {} node bits",
-                layout.node_bits()
-            )));
+            let named = match self.node {
+                Some(_) => format!("--node {node}"),
+                None => format!("-d {} -w {} (node {node})", self.datacenter, self.worker),
+            };
+            return fail(format!(
+                "{named} does not fit the layout's {} node bits (0..={})",
+                layout.node_bits(),
+                layout.max_node()
+            ));
         }
         let token = match &self.token_file {
             Some(path) => {
@@ -157,6 +195,8 @@ impl ServeArgs {
             max_lead: self.max_lead,
             token,
             max_conns: self.max_conns,
+            auth_timeout: self.auth_timeout,
+            max_unauthed: self.max_unauthed,
             idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
             state: self.state.clone(),
             busy_poll: self.busy_poll,
@@ -174,6 +214,9 @@ impl ServeArgs {
 
 /// Runs `guid serve` with `args` until SIGTERM or SIGINT: 0 after a
 /// graceful shutdown, 1 on an error, 2 on invalid settings.
+///
+/// Every setting, the state file included, is checked before a listener
+/// opens; a refusal is one line on stderr naming the flag.
 pub fn serve_main(args: ServeArgs) -> ExitCode {
     let log = Log {
         enabled: !args.quiet,
@@ -182,10 +225,21 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         eprintln!("guid serve: {e}");
         ExitCode::from(code)
     };
+    let refuse = |e: Error| match e {
+        Error::Config(_) | Error::State { .. } | Error::Clock(_) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        // The state file could not be read: not a setting.
+        Error::Io { .. } => fail(&e, 1),
+    };
     let config = match args.config() {
         Ok(config) => config,
-        Err(e) => return fail(&e, 2),
+        Err(e) => return refuse(e),
     };
+    if let Err(e) = config.check() {
+        return refuse(e);
+    }
     let bind = |addr: &str| {
         let addr = if addr.starts_with(':') {
             format!("0.0.0.0{addr}")

@@ -1,5 +1,7 @@
 //! One connection: read request bytes, answer each with its ids in one
-//! write, close on `N = 0`, a wrong token, idleness or shutdown.
+//! write, close on `N = 0`, a wrong token or none within the auth timeout,
+//! idleness or shutdown. What the bytes ask for is the [`Session`]'s to
+//! say; this module does the sockets, the clocks and the timers.
 //!
 //! A connection keeps only a small input buffer; replies are made in one
 //! scratch buffer per thread and written straight to the socket. Only what
@@ -17,11 +19,10 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::protocol::{self, Auth, MAX_IDS, Request};
-use crate::server::{Flake, Kind, Refused, Shared};
-
-/// Input buffer: the longest auth preamble (257 bytes) and some requests.
-const INPUT: usize = 320;
+use crate::gate::{Seat, Waiting};
+use crate::protocol::MAX_IDS;
+use crate::server::{Counts, Flake, Kind, Refused, Shared};
+use crate::session::{Close, Next, Session};
 
 /// Replies are written once this much is made.
 const FLUSH_AT: usize = 32 * 1024;
@@ -33,12 +34,23 @@ thread_local! {
     static OUT: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(SCRATCH));
 }
 
+/// How a connection was let in.
+pub(crate) enum Entry {
+    /// Served at once (no token): it holds a seat.
+    Seated(Seat),
+    /// Waits in line until it authenticates, then takes a seat.
+    Waiting(Waiting),
+}
+
 /// Why a connection ended.
 #[derive(Debug, PartialEq, Eq)]
 enum End {
     /// The client closed or sent `N = 0`.
     Client,
+    /// A missing or wrong token, or none within the auth timeout.
     Auth,
+    /// It authenticated with every seat taken.
+    Rejected,
     Idle,
     Shutdown,
     /// The socket failed.
@@ -64,11 +76,23 @@ enum Step {
 }
 
 /// Ids and requests of one connection, added to the server's counts when
-/// it closes.
-#[derive(Default)]
-struct Tally {
+/// it is dropped: also when shutdown aborts the connection.
+struct Tally<'a> {
+    counts: &'a Counts,
+    kind: Kind,
     ids: u64,
     requests: u64,
+}
+
+impl Drop for Tally<'_> {
+    fn drop(&mut self) {
+        let c = self.counts;
+        match self.kind {
+            Kind::Flake => c.ids.fetch_add(self.ids, Relaxed),
+            Kind::Global => c.global_ids.fetch_add(self.ids, Relaxed),
+        };
+        c.requests.fetch_add(self.requests, Relaxed);
+    }
 }
 
 /// Serves one connection until it ends.
@@ -76,24 +100,38 @@ pub(crate) async fn serve(
     stream: TcpStream,
     kind: Kind,
     shared: Arc<Shared>,
+    entry: Entry,
+    accepted: Instant,
     mut stop: watch::Receiver<bool>,
 ) {
     crate::busy_poll::watch(&stream);
+    let (seat, waiting) = match entry {
+        Entry::Seated(seat) => (Some(seat), None),
+        Entry::Waiting(waiting) => (None, Some(waiting)),
+    };
     let mut conn = Conn {
         stream: &stream,
         shared: &shared,
         flake: shared.flake(),
         kind,
-        input: [0; INPUT],
-        len: 0,
-        authed: shared.token.is_none(),
+        session: Session::new(shared.token.as_deref()),
+        seat,
+        waiting,
         pending: Vec::new(),
-        tally: Tally::default(),
+        tally: Tally {
+            counts: &shared.counts,
+            kind,
+            ids: 0,
+            requests: 0,
+        },
     };
     let idle = shared.idle;
     let mut last_active = Instant::now();
     let timer = tokio::time::sleep(idle.unwrap_or(Duration::MAX / 4));
     tokio::pin!(timer);
+    // The whole auth frame by then, however slowly it trickles in.
+    let auth_deadline = tokio::time::sleep_until(accepted + shared.auth_timeout);
+    tokio::pin!(auth_deadline);
     let mut closing = None;
     let mut paced = None;
 
@@ -126,7 +164,25 @@ pub(crate) async fn serve(
             break why;
         }
         if let Some(pace) = paced.take() {
-            tokio::time::sleep(pace).await;
+            // A wait at the cap ends early on shutdown and on idleness, so
+            // a wait longer than expected cannot hold the connection.
+            if *stop.borrow() {
+                break End::Shutdown;
+            }
+            let wake = tokio::time::sleep(pace);
+            tokio::pin!(wake);
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = stop.changed() => break 'conn End::Shutdown,
+                    () = &mut wake => break,
+                    () = &mut timer, if idle.is_some() => {
+                        if expired(last_active, idle, timer.as_mut()) {
+                            break 'conn End::Idle;
+                        }
+                    }
+                }
+            }
         }
         match conn.process() {
             Step::Read => crate::busy_poll::served(),
@@ -143,10 +199,12 @@ pub(crate) async fn serve(
         if *stop.borrow() {
             break End::Shutdown;
         }
+        let authenticating = conn.waiting.is_some();
         tokio::select! {
             biased;
             _ = stop.changed() => break End::Shutdown,
             r = stream.readable() => if r.is_err() { break End::Io },
+            () = &mut auth_deadline, if authenticating => break End::Auth,
             () = &mut timer, if idle.is_some() => {
                 if expired(last_active, idle, timer.as_mut()) {
                     break End::Idle;
@@ -154,10 +212,10 @@ pub(crate) async fn serve(
                 continue;
             }
         }
-        match stream.try_read(&mut conn.input[conn.len..]) {
+        match stream.try_read(conn.session.space()) {
             Ok(0) => break End::Client,
             Ok(n) => {
-                conn.len += n;
+                conn.session.filled(n);
                 last_active = Instant::now();
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -166,13 +224,9 @@ pub(crate) async fn serve(
     };
 
     let c = &shared.counts;
-    match kind {
-        Kind::Flake => c.ids.fetch_add(conn.tally.ids, Relaxed),
-        Kind::Global => c.global_ids.fetch_add(conn.tally.ids, Relaxed),
-    };
-    c.requests.fetch_add(conn.tally.requests, Relaxed);
     match end {
         End::Auth => c.auth_failures.fetch_add(1, Relaxed),
+        End::Rejected => c.rejected.fetch_add(1, Relaxed),
         End::Idle => c.idle_closed.fetch_add(1, Relaxed),
         End::Fault => c.faults.fetch_add(1, Relaxed),
         End::Client | End::Shutdown | End::Io => 0,
@@ -204,51 +258,49 @@ struct Conn<'a> {
     /// mixes the ids of two leases.
     flake: Arc<Flake>,
     kind: Kind,
-    input: [u8; INPUT],
-    len: usize,
-    authed: bool,
+    session: Session<'a>,
+    /// Held once served (at once without a token, else from its auth).
+    seat: Option<Seat>,
+    /// Held until it authenticates.
+    waiting: Option<Waiting>,
     /// Reply bytes the socket has not taken yet.
     pending: Vec<u8>,
-    tally: Tally,
+    tally: Tally<'a>,
 }
 
 impl Conn<'_> {
     /// Answers every complete request in the input, writing replies as it
     /// goes; stops early when the socket is full.
     fn process(&mut self) -> Step {
-        let mut pos = 0;
-        if !self.authed {
-            match protocol::auth(&self.input[..self.len]) {
-                Auth::Incomplete => return Step::Read,
-                Auth::Missing => return Step::Close(End::Auth),
-                Auth::Token { token, used } => {
-                    let expected = self.shared.token.as_deref().unwrap_or_default();
-                    if !protocol::token_matches(token, expected) {
-                        return Step::Close(End::Auth);
-                    }
-                    self.authed = true;
-                    pos = used;
-                }
-            }
-        }
         OUT.with_borrow_mut(|out| {
             out.clear();
             let mut step = Step::Read;
-            while pos < self.len {
-                let byte = self.input[pos];
-                pos += 1;
-                let n = match Request::from_byte(byte) {
-                    Request::Close => {
+            loop {
+                let n = match self.session.next_step() {
+                    Next::Read => break,
+                    Next::Authenticated => {
+                        self.waiting = None;
+                        self.seat = self.shared.gate.seat();
+                        if self.seat.is_none() {
+                            step = Step::Close(End::Rejected);
+                            break;
+                        }
+                        continue;
+                    }
+                    Next::Close(Close::Client) => {
                         step = Step::Close(End::Client);
                         break;
                     }
-                    Request::Ids(n) => usize::from(n.get()),
+                    Next::Close(Close::Auth) => {
+                        step = Step::Close(End::Auth);
+                        break;
+                    }
+                    Next::Ids(n) => usize::from(n.get()),
                 };
                 if self.kind == Kind::Flake {
                     let pace = self.flake.clock.pace(n);
                     if !pace.is_zero() {
-                        pos -= 1; // answered after the wait
-                        step = Step::Pace(pace);
+                        step = Step::Pace(pace); // answered after the wait
                         break;
                     }
                 }
@@ -256,6 +308,7 @@ impl Conn<'_> {
                     step = Step::Close(end);
                     break;
                 }
+                self.session.answered();
                 if out.len() >= FLUSH_AT {
                     if let Err(end) = self.write(out) {
                         return Step::Close(end);
@@ -269,9 +322,6 @@ impl Conn<'_> {
             if let Err(end) = self.write(out) {
                 return Step::Close(end);
             }
-            // Keep what is not answered yet (after a full socket) at the front.
-            self.input.copy_within(pos..self.len, 0);
-            self.len -= pos;
             if matches!(step, Step::Read) && !self.pending.is_empty() {
                 step = Step::Flush;
             }
@@ -292,6 +342,7 @@ impl Conn<'_> {
                     #[cfg(feature = "etcd")]
                     Refused::Lease => End::Lease,
                 })?;
+                shared.issued_flake(&self.flake.clock);
                 for id in &ids[..n] {
                     out.extend_from_slice(&id.to_be_bytes());
                 }

@@ -15,14 +15,15 @@ pub enum Error {
         /// The error.
         source: io::Error,
     },
-    /// The state file holds something that is not a horizon.
+    /// The state file holds something that is not a horizon, or a time the
+    /// clocks cannot start after.
     State {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
         why: String,
     },
-    /// A setting is invalid.
+    /// A setting is invalid (the message names its `guid serve` flag).
     Config(String),
     /// An id could not be laid out (a node id too large for the layout).
     Clock(guid::Error),
@@ -41,7 +42,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io { what, source } => write!(f, "{what}: {source}"),
-            Error::State { path, why } => write!(f, "state file {}: {why}", path.display()),
+            Error::State { path, why } => write!(f, "--state {}: {why}", path.display()),
             Error::Config(why) => f.write_str(why),
             Error::Clock(e) => write!(f, "clock: {e}"),
         }

@@ -5,7 +5,12 @@
 //! or before that time. While serving, the horizon is kept about
 //! `ahead` past the ids (written and fsynced *before* any id passes it), and
 //! the clocks read a time source capped just below it; on shutdown it is
-//! brought back to the last id issued.
+//! brought back to the time of the last id issued (or of the start bound it
+//! was loaded with), and the file is removed if there is neither.
+//!
+//! The format is strict, so that a damaged or hand-edited file is refused
+//! rather than read as another time: the decimal digits of a non-zero
+//! number with no leading zero, then one `\n` (a file cut short has none).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -13,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Release};
+
+use guid::flake::Layout;
 
 use crate::error::Error;
 
@@ -33,33 +40,29 @@ pub(crate) struct Horizon {
 impl Horizon {
     /// The horizon saved in `path`, `None` if there is no file yet.
     pub(crate) fn load(path: &Path) -> Result<Option<u64>, Error> {
-        let text = match fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(format!("read {}", path.display()), e)),
         };
-        let line = text.strip_suffix('\n').unwrap_or(&text);
-        match line.parse::<u64>() {
-            Ok(ns) if !line.starts_with('+') => Ok(Some(ns)),
-            _ => Err(Error::State {
-                path: path.to_owned(),
-                why: format!("expected Unix nanoseconds on one line, found {line:?}"),
-            }),
-        }
+        parse(&bytes).map(Some).map_err(|why| Error::State {
+            path: path.to_owned(),
+            why,
+        })
     }
 
-    /// Reserves `ahead` past `from` in `path` before anything is issued.
+    /// Reserves [`ahead`] past `from` in `path` before anything is issued.
     pub(crate) fn create(
         path: PathBuf,
         from: u64,
         span: u64,
-        ahead: u64,
+        reserve: u64,
     ) -> Result<Horizon, Error> {
         let horizon = Horizon {
             path,
             saved: AtomicU64::new(0),
             span,
-            ahead: ahead.max(span.saturating_mul(2)),
+            ahead: ahead(span, reserve),
             write: Mutex::new(()),
         };
         horizon
@@ -107,11 +110,61 @@ impl Horizon {
         Ok(())
     }
 
-    /// Saves exactly `t`, the time of the last id, when no more are issued.
+    /// Saves exactly `t`, the time of the last id, when no more are
+    /// issued; with no id and no earlier bound (`t == 0`) there is nothing
+    /// to guard and the file is removed.
     pub(crate) fn finish(&self, t: u64) -> io::Result<()> {
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
-        write_atomically(&self.path, t)
+        if t > 0 {
+            return write_atomically(&self.path, t);
+        }
+        match fs::remove_file(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => sync_dir(&self.path),
+        }
     }
+}
+
+/// How far one reply can carry the ids of a clock past its time, in ns:
+/// 255 ids may spill into the units after the one they start in (at least
+/// a millisecond, for the 96-bit ids).
+pub(crate) fn span(layout: Layout) -> u64 {
+    let unit = u64::try_from(layout.unit().as_nanos()).unwrap_or(u64::MAX);
+    unit.saturating_mul(2 + (255 >> layout.seq_bits()))
+        .max(1_000_000)
+}
+
+/// How far past the ids a horizon is reserved: `reserve`, and at least two
+/// of the longest steps one reply can take (`span`).
+pub(crate) fn ahead(span: u64, reserve: u64) -> u64 {
+    reserve.max(span.saturating_mul(2))
+}
+
+/// The state file's one line: see the module's docs.
+fn parse(bytes: &[u8]) -> Result<u64, String> {
+    let shown = || String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+    let Some(digits) = bytes.strip_suffix(b"\n") else {
+        return Err(format!(
+            "{:?} does not end in a newline (cut short?); expected Unix nanoseconds and one newline",
+            shown()
+        ));
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(format!(
+            "{:?} is not Unix nanoseconds (decimal digits and one newline)",
+            shown()
+        ));
+    }
+    if digits == b"0" {
+        return Err("0 is no horizon: the service never saves 0".into());
+    }
+    if digits[0] == b'0' {
+        return Err(format!("{:?} has a leading zero", shown()));
+    }
+    std::str::from_utf8(digits)
+        .ok()
+        .and_then(|d| d.parse::<u64>().ok())
+        .ok_or_else(|| format!("{:?} is past the largest Unix nanosecond time", shown()))
 }
 
 /// Writes `ns` to a temporary file, fsyncs it, renames it over `path` and
@@ -125,6 +178,11 @@ fn write_atomically(path: &Path, ns: u64) -> io::Result<()> {
     file.sync_all()?;
     drop(file);
     fs::rename(&tmp, path)?;
+    sync_dir(path)
+}
+
+/// Fsyncs the directory of `path`, so that a rename or removal in it lasts.
+fn sync_dir(path: &Path) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -164,13 +222,24 @@ mod tests {
     fn rejects_what_is_not_a_horizon() {
         let path = temp("bad");
         for bad in [
-            "",
-            "\n",
-            "12x\n",
-            "-5\n",
-            "+5\n",
-            "1 2\n",
-            "99999999999999999999999\n",
+            &b""[..],
+            b"\n",
+            b"42",
+            b"1712345678",
+            b"0\n",
+            b"00\n",
+            b"0123\n",
+            b"12x\n",
+            b"-5\n",
+            b"+5\n",
+            b" 5\n",
+            b"5 \n",
+            b"5\n\n",
+            b"5\r\n",
+            b"1 2\n",
+            b"\xff\n",
+            b"18446744073709551616\n",
+            b"99999999999999999999999\n",
         ] {
             fs::write(&path, bad).unwrap();
             assert!(
@@ -178,7 +247,19 @@ mod tests {
                 "{bad:?}"
             );
         }
-        fs::write(&path, "42").unwrap();
+        fs::write(&path, "42\n").unwrap();
         assert_eq!(Horizon::load(&path).unwrap(), Some(42));
+        fs::write(&path, "18446744073709551615\n").unwrap();
+        assert_eq!(Horizon::load(&path).unwrap(), Some(u64::MAX));
+    }
+
+    #[test]
+    fn nothing_issued_leaves_no_file() {
+        let path = temp("nothing");
+        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        assert!(path.exists());
+        h.finish(0).unwrap();
+        assert_eq!(Horizon::load(&path).unwrap(), None);
+        h.finish(0).unwrap();
     }
 }

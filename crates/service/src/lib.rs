@@ -36,8 +36,9 @@
 //! | more than 4,096 ids in a millisecond | waits for the next millisecond | borrows up to `max_lead` ahead, then waits |
 //! | restart after the clock stepped back | repeats ids unless `-t` is given by hand | `--state FILE`: a horizon reserved ahead and fsynced before ids pass it |
 //! | accept fails (out of file descriptors) | panics and dies | logs, backs off, keeps serving open connections |
-//! | idle or slow clients | kept forever | `--idle-timeout`, `--max-conns` |
+//! | idle or slow clients | kept forever | `--idle-timeout`, `--max-conns`; the token within `--auth-timeout` of accept, clients without it apart (`--max-unauthed`) |
 //! | SIGTERM / SIGINT | dies mid-reply | stops accepting, finishes replies, saves state, exits 0 |
+//! | a setting it cannot honour | | refused before listening ([`Config::check`]) |
 //! | wrong token | closes | closes (compared in constant time) |
 
 #![deny(missing_docs)]
@@ -47,12 +48,15 @@ mod busy_poll;
 mod client;
 mod connection;
 mod error;
+mod gate;
 mod horizon;
 #[cfg(feature = "etcd")]
 mod lease;
 mod log;
 pub mod protocol;
 mod server;
+pub mod session;
+mod start;
 
 pub use crate::args::{ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, Id};

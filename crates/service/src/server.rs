@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, RwLock};
+use std::task::Poll;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use guid::flake::{self, Layout};
@@ -14,11 +15,11 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::connection;
+use crate::connection::{self, Entry};
 use crate::error::Error;
-use crate::horizon::Horizon;
+use crate::gate::Gate;
+use crate::horizon::{self, Horizon};
 use crate::log::{Log, Recurring};
-use crate::protocol::MAX_TOKEN;
 
 /// Settings of the service. Start from [`Config::default`] and change
 /// fields.
@@ -39,7 +40,16 @@ pub struct Config {
     /// The token clients must send first; `None` or empty: no auth.
     pub token: Option<Vec<u8>>,
     /// Connections served at once; more are accepted and closed at once.
+    /// With a token, only connections that authenticated take a place
+    /// here; one that authenticates past the cap is closed.
     pub max_conns: usize,
+    /// With a token: how long after accept a connection may take to send
+    /// its whole auth frame, however it trickles in (default 5 s).
+    pub auth_timeout: Duration,
+    /// With a token: connections that have not authenticated yet, apart
+    /// from [`Config::max_conns`]; past it the oldest is closed to make room
+    /// (default 1,024).
+    pub max_unauthed: usize,
     /// Close a connection after this long without a request (`None`: never).
     pub idle_timeout: Option<Duration>,
     /// The state file that keeps a restart from reusing time.
@@ -73,6 +83,8 @@ impl Default for Config {
             global_node: None,
             token: None,
             max_conns: 10_000,
+            auth_timeout: Duration::from_secs(5),
+            max_unauthed: 1_024,
             idle_timeout: Some(Duration::from_secs(300)),
             state: None,
             reserve: Duration::from_secs(1),
@@ -110,15 +122,18 @@ impl From<std::net::TcpListener> for Listeners {
 pub struct Report {
     /// Connections accepted (those closed at the cap included).
     pub connections: u64,
-    /// 64-bit ids sent.
+    /// 64-bit ids sent (on connections cut short at shutdown too).
     pub ids: u64,
-    /// 96-bit ids sent.
+    /// 96-bit ids sent (on connections cut short at shutdown too).
     pub global_ids: u64,
     /// Requests answered.
     pub requests: u64,
-    /// Connections closed at once because of the connection cap.
+    /// Connections closed because of the connection cap (with a token:
+    /// when they authenticated).
     pub rejected: u64,
-    /// Connections closed for a missing or wrong token.
+    /// Connections closed for a missing or wrong token, for one not sent
+    /// within the auth timeout, or to make room for newer connections
+    /// waiting to authenticate.
     pub auth_failures: u64,
     /// Connections closed by the idle timeout.
     pub idle_closed: u64,
@@ -145,6 +160,7 @@ pub(crate) struct Counts {
     pub(crate) ids: AtomicU64,
     pub(crate) global_ids: AtomicU64,
     pub(crate) requests: AtomicU64,
+    pub(crate) rejected: AtomicU64,
     pub(crate) auth_failures: AtomicU64,
     pub(crate) idle_closed: AtomicU64,
     pub(crate) faults: AtomicU64,
@@ -157,7 +173,13 @@ pub(crate) struct Shared {
     pub(crate) global: guid::Clock,
     /// The time of the last 96-bit id (Unix ns), for the horizon.
     pub(crate) global_last: AtomicU64,
+    /// The time of the last 64-bit id issued (Unix ns): unlike the clock's
+    /// own last time, never a bound no id was issued at.
+    pub(crate) flake_last: AtomicU64,
     pub(crate) token: Option<Box<[u8]>>,
+    /// Deadline of the whole auth frame, from accept.
+    pub(crate) auth_timeout: Duration,
+    pub(crate) gate: Arc<Gate>,
     pub(crate) idle: Option<Duration>,
     pub(crate) horizon: Option<Arc<Horizon>>,
     /// The time source, not capped by the horizon.
@@ -217,12 +239,21 @@ impl Shared {
         Ok(())
     }
 
-    /// The time of the last id of `kind`, Unix ns.
+    /// Where the next ids of `kind` start, Unix ns: the last id, or a
+    /// bound the clock starts after.
     fn last(&self, kind: Kind) -> u64 {
         match kind {
             Kind::Flake => unix_nanos(self.flake().clock.last_time()),
             Kind::Global => self.global_last.load(Relaxed),
         }
+    }
+
+    /// The time of the last id issued of either kind (or of the start
+    /// bound), Unix ns: what the horizon must cover, and nothing else.
+    fn issued(&self) -> u64 {
+        self.flake_last
+            .load(Relaxed)
+            .max(self.global_last.load(Relaxed))
     }
 
     /// Records the last 96-bit id sent.
@@ -231,14 +262,21 @@ impl Shared {
         self.global_last.store(last.time(), Relaxed);
     }
 
-    fn report(&self, connections: u64, rejected: u64, accept_errors: u64) -> Report {
+    /// Records 64-bit ids up to the time of `clock`'s last id.
+    #[inline]
+    pub(crate) fn issued_flake(&self, clock: &flake::Clock) {
+        self.flake_last
+            .fetch_max(unix_nanos(clock.last_time()), Relaxed);
+    }
+
+    fn report(&self, connections: u64, accept_errors: u64) -> Report {
         let c = &self.counts;
         Report {
             connections,
             ids: c.ids.load(Relaxed),
             global_ids: c.global_ids.load(Relaxed),
             requests: c.requests.load(Relaxed),
-            rejected,
+            rejected: c.rejected.load(Relaxed),
             auth_failures: c.auth_failures.load(Relaxed),
             idle_closed: c.idle_closed.load(Relaxed),
             accept_errors,
@@ -299,15 +337,8 @@ async fn serve(
     let log = Log {
         enabled: config.log,
     };
+    let start = crate::start::check(&config)?;
     let token = config.token.clone().filter(|t| !t.is_empty());
-    if let Some(t) = &token {
-        if t.len() > MAX_TOKEN {
-            return Err(Error::Config(format!(
-                "token is {} bytes, the protocol allows at most {MAX_TOKEN}",
-                t.len()
-            )));
-        }
-    }
     if listeners.flake.is_none() && listeners.global.is_none() {
         return Err(Error::Config("nothing to listen on".into()));
     }
@@ -317,24 +348,18 @@ async fn serve(
     let real: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
     let layout = config.layout;
 
-    // Restart safety: start past the saved horizon, and reserve a new one
-    // before the first id.
-    let mut not_before = config.not_before.map(unix_nanos);
+    // Restart safety: start past the saved horizon (checked above), and
+    // reserve a new one before the first id.
+    let not_before = start.not_before;
     let horizon = match &config.state {
         None => None,
         Some(path) => {
-            if let Some(saved) = Horizon::load(path)? {
-                not_before = Some(not_before.map_or(saved, |t| t.max(saved)));
-            }
-            let unit = u64::try_from(layout.unit().as_nanos()).unwrap_or(u64::MAX);
-            let flake_span = unit.saturating_mul(2 + (255 >> layout.seq_bits()));
-            let span = flake_span.max(1_000_000);
             let from = real.now().max(not_before.unwrap_or(0));
             let reserve = u64::try_from(config.reserve.as_nanos()).unwrap_or(u64::MAX);
             Some(Arc::new(Horizon::create(
                 path.clone(),
                 from,
-                span,
+                horizon::span(layout),
                 reserve,
             )?))
         }
@@ -383,7 +408,10 @@ async fn serve(
         flake: RwLock::new(Arc::new(flake)),
         global: gb.build(),
         global_last: AtomicU64::new(not_before.unwrap_or(0)),
+        flake_last: AtomicU64::new(not_before.unwrap_or(0)),
         token: token.map(Vec::into_boxed_slice),
+        auth_timeout: config.auth_timeout,
+        gate: Arc::new(Gate::new(config.max_conns, config.max_unauthed)),
         idle: config.idle_timeout.filter(|d| !d.is_zero()),
         horizon,
         time: real,
@@ -391,6 +419,11 @@ async fn serve(
         log,
     });
 
+    // Polled once before the start line, so that the signal handlers it
+    // installs are in place before anyone who reads that line can signal.
+    let mut shutdown = std::pin::pin!(shutdown);
+    let stopped_early =
+        std::future::poll_fn(|cx| Poll::Ready(shutdown.as_mut().poll(cx).is_ready())).await;
     log_start(
         &shared,
         &flake_listener,
@@ -414,13 +447,15 @@ async fn serve(
     let mut tasks = JoinSet::new();
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut saving: Option<JoinHandle<()>> = None;
+    let mut saving: Option<JoinHandle<io::Result<()>>> = None;
     let mut events = Events::default();
-    let (mut connections, mut rejected, mut accept_errors) = (0u64, 0u64, 0u64);
+    let (mut connections, mut accept_errors) = (0u64, 0u64);
     let mut backoff = Duration::ZERO;
-    let mut shutdown = std::pin::pin!(shutdown);
 
     'serve: loop {
+        if stopped_early {
+            break;
+        }
         let accepted = tokio::select! {
             biased;
             () = &mut shutdown => break,
@@ -428,7 +463,7 @@ async fn serve(
             r = accept(&flake_listener) => r.map(|s| (s, Kind::Flake)),
             r = accept(&global_listener) => r.map(|s| (s, Kind::Global)),
             _ = ticker.tick() => {
-                housekeeping(&shared, &mut saving, &mut events, rejected);
+                housekeeping(&shared, &mut saving, &mut events).await;
                 continue;
             }
         };
@@ -436,19 +471,29 @@ async fn serve(
             Ok((stream, kind)) => {
                 backoff = Duration::ZERO;
                 connections += 1;
-                if tasks.len() >= config.max_conns {
-                    rejected += 1;
-                    drop(stream);
-                    continue;
-                }
+                let accepted = tokio::time::Instant::now();
                 // Replies are whole: send each at once.
                 let _ = stream.set_nodelay(true);
-                tasks.spawn(connection::serve(
-                    stream,
-                    kind,
-                    Arc::clone(&shared),
-                    stopped.clone(),
-                ));
+                let start = |entry| {
+                    let conn = connection::serve(
+                        stream,
+                        kind,
+                        Arc::clone(&shared),
+                        entry,
+                        accepted,
+                        stopped.clone(),
+                    );
+                    tasks.spawn(conn)
+                };
+                if shared.token.is_some() {
+                    // Not served before it authenticates: no seat yet.
+                    let closed = shared.gate.wait(|w| start(Entry::Waiting(w)));
+                    shared.counts.auth_failures.fetch_add(closed, Relaxed);
+                } else if let Some(seat) = shared.gate.seat() {
+                    start(Entry::Seated(seat));
+                } else {
+                    shared.counts.rejected.fetch_add(1, Relaxed);
+                }
             }
             Err(e) => {
                 accept_errors += 1;
@@ -494,15 +539,12 @@ async fn serve(
     }
     let mut result = Ok(());
     if let Some(h) = &shared.horizon {
-        let last = shared
-            .last(Kind::Flake)
-            .max(shared.last(Kind::Global))
-            .max(not_before.unwrap_or(0));
-        if let Err(e) = h.finish(last) {
+        // The last id issued, not a bound of a clock that issued none.
+        if let Err(e) = h.finish(shared.issued()) {
             result = Err(Error::io(format!("save {}", h.path().display()), e));
         }
     }
-    let report = shared.report(connections, rejected, accept_errors);
+    let report = shared.report(connections, accept_errors);
     log_totals(&shared, &report);
     #[cfg(feature = "etcd")]
     if let Some(keeper) = keeper {
@@ -545,6 +587,8 @@ fn is_per_connection(e: &io::Error) -> bool {
 #[derive(Default)]
 struct Events {
     accept: Recurring<u64>,
+    save_failures: u64,
+    save: Recurring<u64>,
     rejected: Recurring<u64>,
     auth: Recurring<u64>,
     faults: Recurring<u64>,
@@ -552,32 +596,38 @@ struct Events {
     global_health: Recurring<Health>,
 }
 
-fn housekeeping(
+async fn housekeeping(
     shared: &Shared,
-    saving: &mut Option<JoinHandle<()>>,
+    saving: &mut Option<JoinHandle<io::Result<()>>>,
     events: &mut Events,
-    rejected: u64,
 ) {
     let now = Instant::now();
     let log = shared.log;
-    // Keep the horizon ahead off the request path.
+    // Keep the horizon ahead off the request path, from the ids issued
+    // and the time (not from a bound of a clock that issued nothing).
     if let Some(h) = &shared.horizon {
-        if saving.as_ref().is_none_or(JoinHandle::is_finished) {
-            let t = shared
-                .last(Kind::Flake)
-                .max(shared.last(Kind::Global))
-                .max(shared.time.now());
+        if let Some(done) = saving.take_if(|s| s.is_finished()) {
+            if let Ok(Err(e)) = done.await {
+                events.save_failures += 1;
+                if let Some(prev) = events.save.due(&events.save_failures, now) {
+                    log.line(format_args!(
+                        "saving {} failed ({} times since the last report): {e}",
+                        h.path().display(),
+                        events.save_failures - prev
+                    ));
+                }
+            }
+        }
+        if saving.is_none() {
+            let t = shared.issued().max(shared.time.now());
             if h.due(t) {
                 let h = Arc::clone(h);
-                *saving = Some(tokio::task::spawn_blocking(move || {
-                    if let Err(e) = h.reserve(t) {
-                        log.line(format_args!("saving {} failed: {e}", h.path().display()));
-                    }
-                }));
+                *saving = Some(tokio::task::spawn_blocking(move || h.reserve(t)));
             }
         }
     }
     let c = &shared.counts;
+    let rejected = c.rejected.load(Relaxed);
     if let Some(prev) = events.rejected.due(&rejected, now) {
         log.line(format_args!(
             "connection cap reached: {} connections closed at once since the last report",
@@ -652,9 +702,15 @@ fn log_start(
     if let Some(t) = not_before {
         log.line(format_args!("issuing no id at or before Unix ns {t}"));
     }
+    let auth = match shared.token {
+        Some(_) => format!(
+            "auth on (the token within {:?} of accept, at most {} connections waiting for it)",
+            config.auth_timeout, config.max_unauthed
+        ),
+        None => "auth off".to_owned(),
+    };
     log.line(format_args!(
-        "auth {}, at most {} connections, idle timeout {}",
-        if shared.token.is_some() { "on" } else { "off" },
+        "{auth}, at most {} connections, idle timeout {}",
         config.max_conns,
         shared
             .idle

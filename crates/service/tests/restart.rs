@@ -118,3 +118,82 @@ fn sigterm_is_graceful() {
     assert_eq!(saved / 1_000_000, last_ms);
     assert!(ids[0] < last);
 }
+
+/// SIGTERM as soon as the start line is out: the signal handlers are
+/// already in place, so the stop is graceful (exit 0, state saved), not
+/// the default death by signal.
+#[test]
+fn sigterm_right_after_the_start_line_is_graceful() {
+    let dir = temp_dir("sigterm-early");
+    let state = dir.join("state");
+    std::fs::write(&state, "1700000000000000000\n").unwrap();
+    for _ in 0..5 {
+        let mut server = ChildServer::binary(&["--state", state.to_str().unwrap()], |_| {});
+        let status = server.terminate();
+        assert!(status.success(), "{status:?}");
+        assert_eq!(
+            std::fs::read_to_string(&state).unwrap(),
+            "1700000000000000000\n"
+        );
+    }
+}
+
+/// Takes 64-bit and 96-bit ids, 255 at a time.
+fn take_both(server: &ChildServer) -> (Vec<u64>, Vec<guid::Guid>) {
+    let mut f = raw(server.addr);
+    let mut g = raw(server.global_addr());
+    let mut flake = Vec::new();
+    let mut global = Vec::new();
+    for _ in 0..20 {
+        flake.extend(ask(&mut f, 255));
+        g.write_all(&[255]).unwrap();
+        global.extend(
+            common::read_n(&mut g, 255 * 12)
+                .chunks_exact(12)
+                .map(|b| guid::Guid::from_slice(b).unwrap()),
+        );
+    }
+    (flake, global)
+}
+
+/// A run with `-t` a minute ahead and the state file, stopped; a restart
+/// without `-t`: both kinds of ids continue after the earlier ones (the
+/// clock has not reached `-t` yet), and the file holds the time of the last
+/// id issued, in its one format.
+#[test]
+fn a_restart_without_t_continues_after_the_last_run() {
+    let dir = temp_dir("restart-t");
+    let state = dir.join("state");
+    let path = state.to_str().unwrap();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let t = (now_ms + 60_000).to_string();
+    let g = ["--listen-g", "127.0.0.1:0"];
+    let mut first = ChildServer::binary(&[&g[..], &["--state", path, "-t", &t]].concat(), |_| {});
+    let (flake1, global1) = take_both(&first);
+    assert!(first.terminate().success());
+
+    let text = std::fs::read_to_string(&state).unwrap();
+    let saved: u64 = text.strip_suffix('\n').unwrap().parse().unwrap();
+    assert_eq!(format!("{saved}\n"), text);
+    let layout = guid::flake::Layout::NOEQD;
+    let last_flake = layout.time_of(*flake1.iter().max().unwrap()).unwrap();
+    let last_flake = last_flake
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let last_global = global1.iter().max().unwrap().time();
+    assert_eq!(saved, last_flake.max(last_global));
+    assert!(saved / 1_000_000 > now_ms + 60_000, "ids after -t");
+
+    let mut second = ChildServer::binary(&[&g[..], &["--state", path]].concat(), |_| {});
+    let (flake2, global2) = take_both(&second);
+    assert!(second.terminate().success());
+    assert!(flake2.iter().min() > flake1.iter().max());
+    // A restart draws a new random node: 96-bit ids of two nodes are only
+    // k-ordered, their times are ordered.
+    let time = |ids: &[guid::Guid]| ids.iter().map(guid::Guid::time).collect::<Vec<u64>>();
+    assert!(time(&global2).iter().min() > time(&global1).iter().max());
+}

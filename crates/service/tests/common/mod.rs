@@ -253,6 +253,83 @@ impl ChildServer {
     pub fn output_so_far(&self) -> String {
         self.output.lock().unwrap().clone()
     }
+
+    /// The 96-bit listener's address, from its start line (`--listen-g`).
+    pub fn global_addr(&self) -> SocketAddr {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = self.output_so_far();
+            let addr = out.lines().find_map(|line| {
+                let at = line.find("listening on ")?;
+                let mut words = line[at..].split_whitespace();
+                let addr = words.nth(2)?.parse().ok()?;
+                line.contains("96-bit").then_some(addr)
+            });
+            if let Some(addr) = addr {
+                return addr;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no 96-bit listener: {out}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// SIGTERM, then the exit status (waits at most 20 s).
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        // SAFETY: kill only sends a signal to the child we started.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        wait_for(&mut self.child, Duration::from_secs(20)).expect("the server did not stop")
+    }
+}
+
+/// The child's exit status, or `None` (and the child killed) after `limit`.
+pub fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs the `guid-serve` binary with `args` on addresses this process
+/// holds, so that it can open no listener; returns its exit code and
+/// stderr. A binary that does not exit within 10 s is killed (code `None`).
+pub fn run_held(args: &[&str]) -> (Option<i32>, String) {
+    let flake = TcpListener::bind("127.0.0.1:0").unwrap();
+    let global = TcpListener::bind("127.0.0.1:0").unwrap();
+    let (f, g) = (
+        flake.local_addr().unwrap().to_string(),
+        global.local_addr().unwrap().to_string(),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
+        .args(["-l", &f, "--listen-g", &g])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn guid-serve");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stderr.read_to_string(&mut out);
+        out
+    });
+    let status = wait_for(&mut child, Duration::from_secs(10));
+    let out = reader.join().unwrap();
+    drop((flake, global));
+    (status.and_then(|s| s.code()), out)
 }
 
 impl Drop for ChildServer {

@@ -1,0 +1,169 @@
+//! Settings the service could not honour are refused before any listener
+//! opens: exit code 2 and one line on stderr naming the flag.
+//!
+//! The binary runs on addresses this test holds: had it tried to listen
+//! first, it would fail there instead (exit 1, "listen on ...").
+
+mod common;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use common::{run_held, temp_dir};
+
+/// Runs the binary with `args`, expects the refusal, returns its line.
+fn refused(args: &[&str]) -> String {
+    let (code, err) = run_held(args);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line, not {err:?}");
+    assert!(!err.contains("listen"), "{args:?}: {err}");
+    lines[0].to_owned()
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// `-t $(date +%s%6N)`: microseconds for milliseconds. The state file is
+/// neither created nor changed.
+#[test]
+fn t_in_microseconds_is_refused_and_the_state_file_left_alone() {
+    let dir = temp_dir("startup-t");
+    let state = dir.join("state");
+    let path = state.to_str().unwrap();
+    let micros = (now_ms() * 1_000).to_string();
+    let line = refused(&["-t", &micros, "--state", path]);
+    assert!(line.starts_with(&format!("error: -t {micros} ")), "{line}");
+    assert!(!state.exists(), "the state file was written");
+
+    std::fs::write(&state, "1700000000000000000\n").unwrap();
+    refused(&["-t", &micros, "--state", path]);
+    assert_eq!(
+        std::fs::read_to_string(&state).unwrap(),
+        "1700000000000000000\n"
+    );
+}
+
+#[test]
+fn an_epoch_in_the_future_is_refused() {
+    let line = refused(&["--epoch-ms", "99999999999999"]);
+    assert!(
+        line.starts_with("error: --epoch-ms 99999999999999 is in the future"),
+        "{line}"
+    );
+    let tomorrow = (now_ms() + 86_400_000).to_string();
+    let line = refused(&["--epoch-ms", &tomorrow, "--state", "/nonexistent/state"]);
+    assert!(line.contains(&format!("--epoch-ms {tomorrow} ")), "{line}");
+}
+
+/// Layouts whose time ended before now: each would start, then close
+/// every 64-bit connection.
+#[test]
+fn layouts_that_cannot_hold_now_are_refused() {
+    for (args, flag) in [
+        (&["--unit", "1ns"][..], "--unit 1ns"),
+        (
+            &["--epoch-ms", "0", "--layout", "30/21/12"],
+            "--layout 30/21/12",
+        ),
+        (&["--layout", "1/61/1"], "--layout 1/61/1"),
+    ] {
+        let line = refused(args);
+        assert!(line.contains(flag), "{args:?}: {line}");
+    }
+}
+
+/// Now fits the layout, now plus the max lead does not.
+#[test]
+fn a_lead_past_the_layout_is_refused() {
+    // 2^30 ms from the epoch: the layout ends an hour from now.
+    let epoch = (now_ms() + 3_600_000 - (1 << 30)).to_string();
+    let base = ["--layout", "30/21/12", "--epoch-ms", &epoch];
+    let line = refused(&[&base[..], &["--max-lead", "2h"]].concat());
+    assert!(line.starts_with("error: --max-lead 7200s"), "{line}");
+    // The state file's reserve counts too.
+    let dir = temp_dir("startup-lead");
+    let state = dir.join("state");
+    let line = refused(
+        &[
+            &base[..],
+            &["--max-lead", "3599s", "--state", state.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(line.contains("--state reserve"), "{line}");
+}
+
+#[test]
+fn limits_that_serve_nobody_are_refused() {
+    for flag in ["--max-conns", "--max-unauthed", "--auth-timeout"] {
+        let line = refused(&[flag, "0"]);
+        assert!(line.starts_with(&format!("error: {flag} 0 ")), "{line}");
+    }
+    let line = refused(&["-d", "32"]);
+    assert!(line.starts_with("error: -d 32 "), "{line}");
+}
+
+/// A state file that is not one canonical decimal, or out of range, is
+/// refused and left as it is: a restart never reads it as another time.
+#[test]
+fn damaged_or_poisoned_state_files_are_refused() {
+    let dir = temp_dir("startup-state");
+    let state = dir.join("state");
+    let path = state.to_str().unwrap();
+    for bad in [
+        &b""[..],
+        b"\n",
+        b"0\n",
+        b"0001712345678901234567\n",
+        b"171234567890123",
+        b"1712345678901234567",
+        b"17123456789x\n",
+        b"-1\n",
+        b"+1712345678901234567\n",
+        b" 1712345678901234567\n",
+        b"1712345678901234567\n\n",
+        b"18446744073709551615\n",
+        b"99999999999999999999\n",
+        // Past the noeqd layout (2080) though within 64 bits.
+        b"4000000000000000000\n",
+    ] {
+        std::fs::write(&state, bad).unwrap();
+        let line = refused(&["--state", path]);
+        assert!(
+            line.starts_with(&format!("error: --state {path}: ")),
+            "{bad:?}: {line}"
+        );
+        assert_eq!(std::fs::read(&state).unwrap(), bad, "the file was changed");
+    }
+}
+
+/// The checks let good settings through: the same binary serves.
+#[test]
+fn good_settings_start() {
+    let dir = temp_dir("startup-good");
+    let state = dir.join("state");
+    std::fs::write(&state, format!("{}\n", now_ms() * 1_000_000)).unwrap();
+    let epoch = (now_ms() - 1_000).to_string();
+    let t = now_ms().to_string();
+    let mut server = common::ChildServer::binary(
+        &[
+            "--state",
+            state.to_str().unwrap(),
+            "--epoch-ms",
+            &epoch,
+            "-t",
+            &t,
+            "--layout",
+            "45/10/8",
+        ],
+        |_| {},
+    );
+    let mut s = common::raw(server.addr);
+    assert_eq!(common::ask(&mut s, 255).len(), 255);
+    drop(s);
+    assert!(server.terminate().success());
+}
