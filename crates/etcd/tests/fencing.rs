@@ -248,7 +248,7 @@ async fn a_holder_2s_behind_takes_over_and_is_never_refused() {
     let Some(etcd) = support::etcd().await else {
         return;
     };
-    let (prefix, ttl, layout) = ("/fleet/behind", Duration::from_secs(1), Layout::NOEQD);
+    let (prefix, ttl, layout) = ("/fleet/behind", Duration::from_secs(2), Layout::NOEQD);
 
     let a = NodeLease::acquire(etcd.client().await, prefix, 0..1, ttl)
         .await
