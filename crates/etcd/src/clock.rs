@@ -13,7 +13,7 @@ use crate::validity::Validity;
 /// horizon, that checks the lease before every id.
 ///
 /// Each id costs the clock's own compare-and-swap plus a read of the
-/// monotonic clock and three relaxed loads. An id is refused, with a typed
+/// monotonic clock and four relaxed loads. An id is refused, with a typed
 /// error, when the lease is not confirmed within its margin
 /// ([`Error::Expired`], may recover), is gone ([`Error::Lost`]), or when
 /// its time would pass the stored horizon ([`Error::Horizon`], brief).
