@@ -175,7 +175,7 @@ impl ServeArgs {
         let token = match &self.token_file {
             Some(path) => {
                 let mut t = std::fs::read(path)
-                    .map_err(|e| Error::io(format!("read {}", path.display()), e))?;
+                    .map_err(|e| Error::io(format!("--token-file {}", path.display()), e))?;
                 if t.last() == Some(&b'\n') {
                     t.pop();
                     if t.last() == Some(&b'\r') {
@@ -215,8 +215,9 @@ impl ServeArgs {
 /// Runs `guid serve` with `args` until SIGTERM or SIGINT: 0 after a
 /// graceful shutdown, 1 on an error, 2 on invalid settings.
 ///
-/// Every setting, the state file included, is checked before a listener
-/// opens; a refusal is one line on stderr naming the flag.
+/// Every setting, the token and state files included, is checked before a
+/// listener opens; a refusal is status 2 and one line on stderr naming the
+/// flag.
 pub fn serve_main(args: ServeArgs) -> ExitCode {
     let log = Log {
         enabled: !args.quiet,
@@ -225,13 +226,9 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         eprintln!("guid serve: {e}");
         ExitCode::from(code)
     };
-    let refuse = |e: Error| match e {
-        Error::Config(_) | Error::State { .. } | Error::Clock(_) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        // The state file could not be read: not a setting.
-        Error::Io { .. } => fail(&e, 1),
+    let refuse = |e: Error| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
     };
     let config = match args.config() {
         Ok(config) => config,

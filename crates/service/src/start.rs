@@ -48,12 +48,30 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
     let saved = match &config.state {
         Some(path) => match Horizon::load(path)? {
             Some(ns) => Some(range.check_state(path, ns)?),
-            None => None,
+            None => {
+                check_dir(path)?;
+                None
+            }
         },
         None => None,
     };
     Ok(Start {
         not_before: flag_t.max(saved),
+    })
+}
+
+/// A state file yet to be written: its directory must be there.
+fn check_dir(path: &Path) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(Error::State {
+        path: path.to_owned(),
+        why: format!("no directory {} to keep it in", dir.display()),
     })
 }
 

@@ -97,6 +97,22 @@ fn a_lead_past_the_layout_is_refused() {
     assert!(line.contains("--state reserve"), "{line}");
 }
 
+/// A state file that cannot be written for want of its directory, and a
+/// token file that is not there.
+#[test]
+fn missing_files_are_refused() {
+    let line = refused(&["--state", "/nonexistent/dir/state"]);
+    assert!(
+        line.starts_with("error: --state /nonexistent/dir/state: "),
+        "{line}"
+    );
+    let line = refused(&["--token-file", "/nonexistent/token"]);
+    assert!(
+        line.starts_with("error: --token-file /nonexistent/token: "),
+        "{line}"
+    );
+}
+
 #[test]
 fn limits_that_serve_nobody_are_refused() {
     for flag in ["--max-conns", "--max-unauthed", "--auth-timeout"] {
