@@ -97,6 +97,7 @@ use std::sync::LazyLock;
 pub use crate::clock::{Builder, Clock, Snapshot};
 pub use crate::drift::Drift;
 pub use crate::error::{Error, ErrorKind, Result};
+pub use crate::fork::ForkGuard;
 pub use crate::guid::Guid;
 pub use crate::health::Health;
 pub use crate::local::Luid;

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use super::layout::{Layout, check};
 use crate::error::{Error, ErrorKind, Result};
-use crate::fork;
+use crate::fork::ForkGuard;
 use crate::health::{Health, Watch};
 use crate::sync::AtomicU64;
 use crate::time::{Source, TimeSource, unix_nanos};
@@ -51,8 +51,8 @@ pub struct Clock {
     node: u64,
     max_lead: u64,
     source: Source,
-    /// The fork generation the clock was built in.
-    forks: u32,
+    /// The process the clock was built in.
+    forks: ForkGuard,
 }
 
 /// The clock's state alone on a cache line: it is the word every id writes.
@@ -152,7 +152,7 @@ impl Clock {
     /// Reserves `n >= 1` consecutive states and returns the first.
     #[inline]
     fn reserve(&self, n: u64) -> Result<u64> {
-        if fork::generation() != self.forks {
+        if self.forks.forked() {
             return Err(Error(ErrorKind::Forked));
         }
         let s = self.layout.seq;
@@ -335,7 +335,6 @@ impl Builder {
     /// [`Builder::not_before`] time leaves the layout no unit to issue in
     /// ([`ErrorKind::Range`]).
     pub fn build(self) -> Result<Clock> {
-        fork::watch();
         let layout = self.layout;
         check("node", self.node, layout.max_node())?;
         let (mut state, mut seen) = (0, 0);
@@ -363,7 +362,7 @@ impl Builder {
             node: self.node << layout.seq,
             max_lead: u64::try_from(lead).unwrap_or(u64::MAX),
             source: self.source,
-            forks: fork::generation(),
+            forks: ForkGuard::new(),
         })
     }
 }

@@ -58,7 +58,6 @@
 mod clock;
 mod error;
 mod flake;
-mod fork;
 mod keys;
 mod lease;
 mod options;

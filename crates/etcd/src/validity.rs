@@ -21,7 +21,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
-use crate::fork;
 
 const LIVE: u8 = 0;
 const LOST: u8 = 1;
@@ -42,14 +41,13 @@ pub(crate) struct Validity {
     ahead: u64,
     /// Wakes the keep-alive task early when ids near the horizon.
     pub(crate) nudge: Notify,
-    /// The fork generation of the process that holds the lease.
-    forks: u32,
+    /// The process that holds the lease.
+    forks: guid::ForkGuard,
 }
 
 impl Validity {
     /// A lease valid until `deadline` with `horizon` stored.
     pub(crate) fn new(deadline: Instant, horizon: u64, ahead: Duration) -> Validity {
-        fork::watch();
         let v = Validity {
             base: Instant::now(),
             deadline: AtomicU64::new(0),
@@ -58,7 +56,7 @@ impl Validity {
             ended: AtomicU8::new(LIVE),
             ahead: nanos(ahead),
             nudge: Notify::new(),
-            forks: fork::generation(),
+            forks: guid::ForkGuard::new(),
         };
         v.extend(deadline);
         v
@@ -115,7 +113,7 @@ impl Validity {
     /// Whether this process is a forked child of the lease's holder.
     #[inline]
     pub(crate) fn forked(&self) -> bool {
-        fork::generation() != self.forks
+        self.forks.forked()
     }
 
     /// May ids be issued at `now`?
