@@ -64,6 +64,18 @@ fn clock(time: &MockTime, inverse: bool) -> Arc<Clock> {
     Arc::new(if inverse { b.inverse() } else { b }.build())
 }
 
+/// A flake clock of two ids per unit (one sequence bit) on `time`.
+fn flake_clock(time: &MockTime, max_lead: Duration) -> (Layout, Arc<flake::Clock>) {
+    let layout = Layout::new(40, 22, 1).unwrap();
+    let clock = flake::Clock::builder(layout)
+        .node(3)
+        .time(time.clone())
+        .max_lead(max_lead)
+        .build()
+        .unwrap();
+    (layout, Arc::new(clock))
+}
+
 /// Two threads on one clock while a third steps the source back and then
 /// jumps it forward: every id distinct, each thread's ids in order.
 #[test]
@@ -163,16 +175,8 @@ fn global_clock_borrows_the_next_tick_under_contention() {
 #[test]
 fn flake_clock_waits_for_the_source() {
     check("flake, wait", || {
-        let layout = Layout::new(40, 22, 1).unwrap();
         let time = MockTime::new(T0);
-        let clock = Arc::new(
-            flake::Clock::builder(layout)
-                .node(3)
-                .time(time.clone())
-                .max_lead(Duration::ZERO)
-                .build()
-                .unwrap(),
-        );
+        let (layout, clock) = flake_clock(&time, Duration::ZERO);
         let other = Arc::clone(&clock);
         let t = thread::spawn(move || vec![other.next().unwrap(), other.next().unwrap()]);
         let mover = time.clone();
@@ -192,16 +196,8 @@ fn flake_clock_waits_for_the_source() {
 #[test]
 fn flake_clock_borrows_within_its_lead() {
     check("flake, borrow", || {
-        let layout = Layout::new(40, 22, 1).unwrap();
         let time = MockTime::new(T0);
-        let clock = Arc::new(
-            flake::Clock::builder(layout)
-                .node(3)
-                .time(time.clone())
-                .max_lead(Duration::from_millis(1))
-                .build()
-                .unwrap(),
-        );
+        let (layout, clock) = flake_clock(&time, Duration::from_millis(1));
         let other = Arc::clone(&clock);
         let t = thread::spawn(move || vec![other.next().unwrap(), other.next().unwrap()]);
         let mine = vec![clock.next().unwrap(), clock.next().unwrap()];

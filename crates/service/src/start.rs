@@ -188,48 +188,40 @@ impl Range {
 
     /// `-t`: both clocks can start after it. Returns it in Unix ns.
     fn check_t(&self, t: SystemTime) -> Result<u64, Error> {
-        let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
-        let fail = |why: String| {
+        let ns = unix_nanos(t);
+        self.why_not_after(ns).map_or(Ok(ns), |why| {
+            let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
             Err(Error::Config(format!(
                 "-t {ms} {why}; -t takes Unix milliseconds"
             )))
-        };
-        if guid::Clock::builder().not_before(t).is_err() {
-            return fail("is past the last tick of 96-bit ids (the year 2554)".into());
-        }
-        let ns = unix_nanos(t);
-        if u128::from(ns) + self.reach >= self.last {
-            return fail(format!(
-                "leaves no room for {} before the end of the 64-bit layout {} at Unix ms {}",
-                self.lead(),
-                self.flags(),
-                self.last / NS_PER_MS
-            ));
-        }
-        Ok(ns)
+        })
     }
 
     /// The state file's horizon: both clocks can start after it.
     fn check_state(&self, path: &Path, ns: u64) -> Result<u64, Error> {
-        let fail = |why: String| {
+        self.why_not_after(ns).map_or(Ok(ns), |why| {
             Err(Error::State {
                 path: path.to_owned(),
                 why: format!("horizon {ns} (Unix ns) {why}"),
             })
-        };
+        })
+    }
+
+    /// Why the clocks cannot start after Unix ns `ns`, if they cannot.
+    fn why_not_after(&self, ns: u64) -> Option<String> {
         let t = UNIX_EPOCH + Duration::from_nanos(ns);
         if guid::Clock::builder().not_before(t).is_err() {
-            return fail("is past the last tick of 96-bit ids (the year 2554)".into());
+            return Some("is past the last tick of 96-bit ids (the year 2554)".into());
         }
         if u128::from(ns) + self.reach >= self.last {
-            return fail(format!(
+            return Some(format!(
                 "leaves no room for {} before the end of the 64-bit layout {} at Unix ms {}",
                 self.lead(),
                 self.flags(),
                 self.last / NS_PER_MS
             ));
         }
-        Ok(ns)
+        None
     }
 }
 
