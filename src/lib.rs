@@ -103,7 +103,7 @@ pub use crate::health::Health;
 pub use crate::local::Luid;
 #[cfg(target_os = "linux")]
 pub use crate::time::CoarseClock;
-pub use crate::time::{MockTime, TimeSource, WallClock};
+pub use crate::time::{MockTime, TimeSource, WallClock, nanos, unix_nanos};
 
 /// The process-wide default clock: the wall clock, the default drift, and
 /// the node id named by `CONFIG_GUID_NODE_ID` or else a random one.

@@ -208,17 +208,32 @@ impl Source {
     }
 }
 
-/// Nanoseconds since the Unix epoch; 0 before it, saturating past 2554.
+/// `t` as nanoseconds since the Unix epoch, the unit of [`TimeSource`]:
+/// 0 before the epoch, saturating at `u64::MAX` (in the year 2554).
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// assert_eq!(guid::unix_nanos(UNIX_EPOCH + Duration::from_millis(1)), 1_000_000);
+/// assert_eq!(guid::unix_nanos(UNIX_EPOCH - Duration::from_secs(1)), 0);
+/// ```
 #[inline]
-pub(crate) fn unix_nanos(t: SystemTime) -> u64 {
-    match t.duration_since(UNIX_EPOCH) {
-        // u64 arithmetic: cheaper than `as_nanos` in u128 on the hot path.
-        Ok(d) => d
-            .as_secs()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(u64::from(d.subsec_nanos())),
-        Err(_) => 0,
-    }
+pub fn unix_nanos(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, nanos)
+}
+
+/// `d` in whole nanoseconds, saturating at `u64::MAX` (584 years).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(guid::nanos(Duration::from_micros(3)), 3_000);
+/// assert_eq!(guid::nanos(Duration::MAX), u64::MAX);
+/// ```
+#[inline]
+pub fn nanos(d: Duration) -> u64 {
+    // u64 arithmetic: cheaper than `as_nanos` in u128 on the hot path.
+    d.as_secs()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(u64::from(d.subsec_nanos()))
 }
 
 /// The `SystemTime` of signed nanoseconds since the Unix epoch.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::time::unix_nanos;
+use crate::time::{nanos, unix_nanos};
 
 /// The epoch of Twitter's snowflake and noeqd, in Unix milliseconds
 /// (2010-11-04 01:42:54.657 UTC).
@@ -113,7 +113,7 @@ impl Layout {
             Ok(unit_ns) if unit_ns >= 1 => Ok(Layout { unit_ns, ..self }),
             _ => Err(Error(ErrorKind::Range {
                 name: "time unit (ns)",
-                value: u64::try_from(unit.as_nanos()).unwrap_or(u64::MAX),
+                value: nanos(unit),
                 min: 1,
                 max: u64::MAX,
             })),
