@@ -229,9 +229,6 @@ mod sse2 {
     }
 }
 
-/// The longest base62 string of a 96-bit value.
-pub(crate) const BASE62_LEN: usize = 17;
-
 /// 62^5, the largest power of 62 below 2^30, so that a remainder shifted
 /// left by 32 bits still fits a u64 during long division.
 const B5: u64 = 916_132_832;
@@ -348,6 +345,77 @@ pub(crate) fn length(expected: usize, found: usize) -> Error {
     Error(ErrorKind::Length { expected, found })
 }
 
+/// Implements an id family's encodings on its value as a `$bits`-bit
+/// integer (the type's `to_u128`/`from_u128`): bytes from a slice, the
+/// sortable string of `$char_bits`-bit characters, base62 of at most
+/// `$base62` digits, and cells. `$go` is the letter Go's names end in
+/// (`FromStringG`, `FoldL`). Conversions take the id by value: it is `Copy`.
+macro_rules! id_codec {
+    ($id:ident, bytes: $bytes:literal, bits: $bits:literal, char_bits: $char_bits:literal,
+     base62: $base62:literal, go: $go:literal) => {
+        impl $id {
+            #[doc = concat!("Length of [`", stringify!($id), "::to_bytes`].")]
+            pub const BYTES: usize = $bytes;
+            /// Length of the sortable string.
+            pub const STRING_LEN: usize = $crate::encoding::STRING_LEN;
+            /// The longest base62 string.
+            pub const BASE62_LEN: usize = $base62;
+
+            #[doc = concat!("The id of a byte slice of exactly ", $bytes, " big-endian bytes (Go's `FromBytes`).")]
+            pub fn from_slice(bytes: &[u8]) -> $crate::Result<$id> {
+                let bytes: [u8; $bytes] = bytes
+                    .try_into()
+                    .map_err(|_| $crate::encoding::length($bytes, bytes.len()))?;
+                $id::from_bytes(bytes)
+            }
+
+            #[doc = concat!("Writes the 16-character sortable string (", $char_bits, " bits a character) into `buf`, without allocating, and returns it (what `Display` prints).")]
+            #[inline]
+            pub fn encode(self, buf: &mut [u8; $crate::encoding::STRING_LEN]) -> &str {
+                $crate::encoding::encode_sortable::<$char_bits, { $crate::encoding::STRING_LEN }>(
+                    self.to_u128(),
+                    buf,
+                )
+            }
+
+            #[doc = concat!("Parses the 16-character sortable string of ", $char_bits, "-bit characters (Go's `FromString", $go, "`), from bytes so that non-UTF-8 input is a typed error too.")]
+            #[inline]
+            pub fn parse_bytes(s: impl AsRef<[u8]>) -> $crate::Result<$id> {
+                $id::from_u128($crate::encoding::decode_sortable::<$char_bits>(s.as_ref())?)
+            }
+
+            #[doc = concat!("Writes the base62 string into `buf` and returns it (Go's `Base62`: leading zeros dropped, at most ", $base62, " characters).")]
+            #[inline]
+            pub fn encode_base62(self, buf: &mut [u8; $base62]) -> &str {
+                $crate::encoding::encode_base62(self.to_u128(), buf)
+            }
+
+            /// The base62 string.
+            pub fn to_base62(self) -> String {
+                self.encode_base62(&mut [0; $base62]).to_owned()
+            }
+
+            #[doc = concat!("Parses a canonical base62 string (Go's `FromBase62`, minus its leniency: no leading zeros, nothing past ", $bits, " bits).")]
+            #[inline]
+            pub fn from_base62(s: impl AsRef<[u8]>) -> $crate::Result<$id> {
+                $id::from_u128($crate::encoding::decode_base62(s.as_ref(), $bits, $base62)?)
+            }
+
+            #[doc = concat!("The value cut into `n`-bit cells from the top, ", $bits, " / `n` of them, leftover low bits dropped (Go's `Split`); `n` in 1..=8.")]
+            pub fn split(self, n: u32) -> $crate::Result<Vec<u8>> {
+                $crate::encoding::split(self.to_u128(), $bits, n)
+            }
+
+            #[doc = concat!("Puts [`", stringify!($id), "::split`] cells back together (Go's `Fold", $go, "`).")]
+            pub fn fold(n: u32, cells: &[u8]) -> $crate::Result<$id> {
+                $id::from_u128($crate::encoding::fold(cells, $bits, n)?)
+            }
+        }
+    };
+}
+
+pub(crate) use id_codec;
+
 /// The encoders above write only alphabet bytes (ASCII) after an ASCII prefix.
 #[inline]
 fn as_str(buf: &[u8]) -> &str {
@@ -396,7 +464,7 @@ mod tests {
 
     #[test]
     fn base62_matches_go_edges() {
-        let mut buf = [0; BASE62_LEN];
+        let mut buf = [0; 17];
         let cases: [(u128, &str); 7] = [
             (0, ""),
             (1, "1"),

@@ -1,7 +1,6 @@
 //! The 96-bit global id.
 
 use crate::drift::Drift;
-use crate::encoding::{self, BASE62_LEN, STRING_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{self, SEQ_MAX};
 use crate::local::Luid;
@@ -26,13 +25,6 @@ const _: () = assert!(size_of::<Guid>() == 12);
 const _: () = assert!(size_of::<Option<Guid>>() <= 13);
 
 impl Guid {
-    /// Length of [`Guid::to_bytes`].
-    pub const BYTES: usize = 12;
-    /// Length of the sortable string.
-    pub const STRING_LEN: usize = STRING_LEN;
-    /// The longest base62 string.
-    pub const BASE62_LEN: usize = BASE62_LEN;
-
     #[inline]
     pub(crate) const fn from_hi_lo((hi, lo): (u32, u64)) -> Guid {
         Guid::from_top_bottom((hi as u64) << 32 | lo >> 32, lo as u32)
@@ -177,14 +169,6 @@ impl Guid {
         Ok(Guid(bytes))
     }
 
-    /// The id of a byte slice of exactly 12 bytes (Go's `FromBytes`).
-    pub fn from_slice(bytes: &[u8]) -> Result<Guid> {
-        let bytes: [u8; 12] = bytes
-            .try_into()
-            .map_err(|_| encoding::length(12, bytes.len()))?;
-        Guid::from_bytes(bytes)
-    }
-
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
         // Read as 8 + 4 bytes, the split `from_top_bottom` writes.
@@ -200,51 +184,9 @@ impl Guid {
         }
         Guid::from_bytes(Guid::from_top_bottom((v >> 32) as u64, v as u32).0)
     }
-
-    /// Writes the 16-character sortable string into `buf`, without
-    /// allocating, and returns it (what `Display` prints).
-    #[inline]
-    pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
-        encoding::encode_sortable::<6, STRING_LEN>(self.to_u128(), buf)
-    }
-
-    /// Parses the 16-character sortable string (Go's `FromStringG`), as
-    /// bytes so that non-UTF-8 input is a typed error too.
-    #[inline]
-    pub fn parse_bytes(s: &[u8]) -> Result<Guid> {
-        Guid::from_u128(encoding::decode_sortable::<6>(s)?)
-    }
-
-    /// Writes the base62 string into `buf` and returns it (Go's `Base62`:
-    /// leading zeros dropped, 16 or 17 characters).
-    #[inline]
-    pub fn encode_base62<'b>(&self, buf: &'b mut [u8; BASE62_LEN]) -> &'b str {
-        encoding::encode_base62(self.to_u128(), buf)
-    }
-
-    /// The base62 string.
-    pub fn to_base62(self) -> String {
-        self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
-    }
-
-    /// Parses a canonical base62 string (Go's `FromBase62`, minus its
-    /// leniency: no leading zeros, nothing past 96 bits).
-    #[inline]
-    pub fn from_base62(s: impl AsRef<[u8]>) -> Result<Guid> {
-        Guid::from_u128(encoding::decode_base62(s.as_ref(), 96, BASE62_LEN)?)
-    }
-
-    /// The value cut into `n`-bit cells from the top, `96 / n` of them,
-    /// leftover low bits dropped (Go's `Split`); `n` in 1..=8.
-    pub fn split(&self, n: u32) -> Result<Vec<u8>> {
-        encoding::split(self.to_u128(), 96, n)
-    }
-
-    /// Puts [`Guid::split`] cells back together (Go's `FoldG`).
-    pub fn fold(n: u32, cells: &[u8]) -> Result<Guid> {
-        Guid::from_u128(encoding::fold(cells, 96, n)?)
-    }
 }
+
+crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, char_bits: 6, base62: 17, go: "G");
 
 /// The sequence as the low bits of an id, or the error for one past 14 bits.
 pub(crate) const fn check_seq(seq: u16) -> Result<u64> {

@@ -3,7 +3,6 @@
 use std::time::SystemTime;
 
 use crate::drift::Drift;
-use crate::encoding::{self, STRING_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::guid::{Guid, check_seq};
 use crate::layout::{self, SEQ_MAX};
@@ -41,17 +40,7 @@ pub struct Luid(u64);
 
 const _: () = assert!(size_of::<Luid>() == 8);
 
-/// Length of the longest base62 string of a local id.
-const BASE62_LEN: usize = 11;
-
 impl Luid {
-    /// Length of [`Luid::to_bytes`].
-    pub const BYTES: usize = 8;
-    /// Length of the sortable string.
-    pub const STRING_LEN: usize = STRING_LEN;
-    /// The longest base62 string.
-    pub const BASE62_LEN: usize = BASE62_LEN;
-
     #[inline]
     pub(crate) const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
         Luid(layout::pack_l(drift.code(), tick, seq as u64))
@@ -145,14 +134,6 @@ impl Luid {
         Luid::from_u64(u64::from_be_bytes(bytes))
     }
 
-    /// The id of a byte slice of exactly 8 bytes (Go's `FromBytes`).
-    pub fn from_slice(bytes: &[u8]) -> Result<Luid> {
-        let bytes: [u8; 8] = bytes
-            .try_into()
-            .map_err(|_| encoding::length(8, bytes.len()))?;
-        Luid::from_bytes(bytes)
-    }
-
     /// The 64-bit value.
     pub const fn to_u64(self) -> u64 {
         self.0
@@ -175,48 +156,8 @@ impl Luid {
     const fn from_u128(v: u128) -> Result<Luid> {
         Luid::from_u64(v as u64)
     }
-
-    /// Writes the 16-character sortable string (4 bits a character) into
-    /// `buf` and returns it.
-    #[inline]
-    pub fn encode<'b>(&self, buf: &'b mut [u8; STRING_LEN]) -> &'b str {
-        encoding::encode_sortable::<4, STRING_LEN>(self.to_u128(), buf)
-    }
-
-    /// Parses the 16-character sortable string (Go's `FromStringL`); only
-    /// the first 16 symbols of the alphabet are valid.
-    #[inline]
-    pub fn parse_bytes(s: &[u8]) -> Result<Luid> {
-        Luid::from_u128(encoding::decode_sortable::<4>(s)?)
-    }
-
-    /// Writes the base62 string into `buf` and returns it (11 characters).
-    #[inline]
-    pub fn encode_base62<'b>(&self, buf: &'b mut [u8; BASE62_LEN]) -> &'b str {
-        encoding::encode_base62(self.to_u128(), buf)
-    }
-
-    /// The base62 string.
-    pub fn to_base62(self) -> String {
-        self.encode_base62(&mut [0; BASE62_LEN]).to_owned()
-    }
-
-    /// Parses a canonical base62 string of at most 64 bits.
-    #[inline]
-    pub fn from_base62(s: impl AsRef<[u8]>) -> Result<Luid> {
-        Luid::from_u128(encoding::decode_base62(s.as_ref(), 64, BASE62_LEN)?)
-    }
-
-    /// The value cut into `n`-bit cells from the top, `64 / n` of them
-    /// (Go's `Split`); `n` in 1..=8.
-    pub fn split(&self, n: u32) -> Result<Vec<u8>> {
-        encoding::split(self.to_u128(), 64, n)
-    }
-
-    /// Puts [`Luid::split`] cells back together (Go's `FoldL`).
-    pub fn fold(n: u32, cells: &[u8]) -> Result<Luid> {
-        Luid::from_u128(encoding::fold(cells, 64, n)?)
-    }
 }
+
+crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, char_bits: 4, base62: 11, go: "L");
 
 crate::traits::id_traits!(Luid, [u8; 8], u64, to_u64, from_u64, l);
