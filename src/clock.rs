@@ -1,6 +1,7 @@
 //! The clock: a lock-free, strictly monotonic source of ids.
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::SystemTime;
 
@@ -295,7 +296,7 @@ impl fmt::Debug for Clock {
             .field("node", &format_args!("{:#010x}", self.node.load(Relaxed)))
             .field("drift", &self.drift)
             .field("inverse", &self.inverse)
-            .field("wall", &self.source.is_wall())
+            .field("source", &self.source)
             .field("state", &self.state.load(Relaxed))
             .finish()
     }
@@ -362,7 +363,7 @@ impl fmt::Debug for Builder {
             .field("node", &self.node)
             .field("drift", &self.drift)
             .field("inverse", &self.inverse)
-            .field("wall", &self.source.is_wall())
+            .field("source", &self.source)
             .field("not_before", &self.not_before)
             .field("restore", &self.restore)
             .finish()
@@ -404,9 +405,26 @@ impl Builder {
         self
     }
 
-    /// Reads time from `source` instead of the wall clock.
+    /// Reads time from `source` instead of the wall clock, through a
+    /// trait object (for the built-in clocks, [`Builder::wall`] and
+    /// [`Builder::coarse`] call them directly).
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::custom(source);
+        self.source = Source::Custom(Arc::new(source));
+        self
+    }
+
+    /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
+    /// the default.
+    pub fn wall(mut self) -> Builder {
+        self.source = Source::Wall;
+        self
+    }
+
+    /// Reads time from the coarse wall clock
+    /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
+    #[cfg(target_os = "linux")]
+    pub fn coarse(mut self) -> Builder {
+        self.source = Source::Coarse;
         self
     }
 

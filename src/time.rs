@@ -1,6 +1,5 @@
 //! Time sources: where a clock reads the time.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -77,8 +76,8 @@ fn clock_gettime(clock: libc::clockid_t) -> Option<u64> {
 ///
 /// ```
 /// # #[cfg(target_os = "linux")] {
-/// use guid::{Clock, CoarseClock};
-/// let clock = Clock::builder().time(CoarseClock).build();
+/// use guid::Clock;
+/// let clock = Clock::builder().coarse().build();
 /// assert!(clock.g() < clock.g());
 /// # }
 /// ```
@@ -166,8 +165,8 @@ impl TimeSource for MockTime {
     }
 }
 
-/// Where a clock reads the time: the wall clock is called directly, any
-/// other source through a shared trait object.
+/// Where a clock reads the time: the built-in clocks are called directly,
+/// any other source through a shared trait object.
 #[derive(Clone)]
 pub(crate) enum Source {
     Wall,
@@ -176,21 +175,18 @@ pub(crate) enum Source {
     Custom(Arc<dyn TimeSource>),
 }
 
-impl Source {
-    /// The source for `source`: the crate's own clocks are called directly,
-    /// any other through the trait object.
-    pub(crate) fn custom<S: TimeSource + 'static>(source: S) -> Source {
-        let any: &dyn Any = &source;
-        if any.is::<WallClock>() {
-            return Source::Wall;
-        }
-        #[cfg(target_os = "linux")]
-        if any.is::<CoarseClock>() {
-            return Source::Coarse;
-        }
-        Source::Custom(Arc::new(source))
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Wall => "wall",
+            #[cfg(target_os = "linux")]
+            Source::Coarse => "coarse",
+            Source::Custom(_) => "custom",
+        })
     }
+}
 
+impl Source {
     /// Unix nanoseconds.
     #[inline]
     pub(crate) fn now(&self) -> u64 {
@@ -200,11 +196,6 @@ impl Source {
             Source::Coarse => CoarseClock.now(),
             Source::Custom(source) => source.now(),
         }
-    }
-
-    /// Whether this is the wall clock.
-    pub(crate) fn is_wall(&self) -> bool {
-        matches!(self, Source::Wall)
     }
 }
 

@@ -83,7 +83,7 @@ fn generating_does_not_allocate() {
     let mock = MockTime::new(1 << 60);
     let custom = Clock::builder().node(7).time(mock.clone()).build();
     #[cfg(target_os = "linux")]
-    let coarse = Clock::builder().time(guid::CoarseClock).build();
+    let coarse = Clock::builder().coarse().build();
     let mut globals = [Guid::default(); 256];
     let mut locals = [Luid::default(); 256];
 

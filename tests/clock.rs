@@ -370,7 +370,7 @@ fn health_counts_steps_back_and_borrowed_ticks() {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_coarse_clock_keeps_the_guarantees() {
-    let clock = Clock::builder().time(guid::CoarseClock).build();
+    let clock = Clock::builder().coarse().build();
     let resolution = guid::CoarseClock::resolution();
     assert!(
         resolution > Duration::ZERO && resolution <= Duration::from_millis(10),
@@ -476,4 +476,31 @@ fn now_uses_the_default_clock() {
     assert!(g > before && g.node() == guid::CLOCK.node());
     let l = Luid::now();
     assert!(l > g.to_l64());
+}
+
+/// The builder's time source is the one chosen, named in `Debug`: the wall
+/// clock by default, the coarse clock by `coarse()`, anything else custom.
+#[test]
+fn the_time_source_is_chosen_explicitly() {
+    let source = |clock: &Clock| {
+        let debug = format!("{clock:?}");
+        let at = debug.find("source: ").expect("source field") + 8;
+        debug[at..].split(',').next().unwrap().to_owned()
+    };
+    assert_eq!(source(&Clock::builder().build()), "wall");
+    assert_eq!(
+        source(&Clock::builder().time(MockTime::new(1)).wall().build()),
+        "wall"
+    );
+    #[cfg(target_os = "linux")]
+    assert_eq!(source(&Clock::builder().coarse().build()), "coarse");
+    assert_eq!(
+        source(&Clock::builder().time(guid::WallClock).build()),
+        "custom"
+    );
+    let flake = guid::flake::Clock::builder(guid::flake::Layout::NOEQD)
+        .time(MockTime::new(1 << 60))
+        .build()
+        .unwrap();
+    assert!(format!("{flake:?}").contains("source: custom"));
 }

@@ -2,6 +2,7 @@
 //! its time source within a bound and waits past it.
 
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime};
 
@@ -282,7 +283,7 @@ impl fmt::Debug for Clock {
             .field("layout", &self.layout)
             .field("node", &self.node())
             .field("max_lead", &self.max_lead())
-            .field("wall", &self.source.is_wall())
+            .field("source", &self.source)
             .field("state", &self.state.0.load(Relaxed))
             .field("health", &self.health())
             .finish()
@@ -307,9 +308,26 @@ impl Builder {
         self
     }
 
-    /// Reads time from `source` instead of the wall clock.
+    /// Reads time from `source` instead of the wall clock, through a
+    /// trait object (for the built-in clocks, [`Builder::wall`] and
+    /// [`Builder::coarse`] call them directly).
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::custom(source);
+        self.source = Source::Custom(Arc::new(source));
+        self
+    }
+
+    /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
+    /// the default.
+    pub fn wall(mut self) -> Builder {
+        self.source = Source::Wall;
+        self
+    }
+
+    /// Reads time from the coarse wall clock
+    /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
+    #[cfg(target_os = "linux")]
+    pub fn coarse(mut self) -> Builder {
+        self.source = Source::Coarse;
         self
     }
 
