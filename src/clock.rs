@@ -1,7 +1,6 @@
 //! The clock: a lock-free, strictly monotonic source of ids.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::SystemTime;
 
@@ -14,7 +13,7 @@ use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK, TICK_SHIFT};
 use crate::local::Luid;
 use crate::node;
 use crate::sync::{AtomicU32, AtomicU64};
-use crate::time::{Source, TimeSource, unix_nanos};
+use crate::time::{Source, unix_nanos};
 
 /// The last state of the tick range: tick `2^47 - 1`, sequence `2^14 - 1`
 /// (the year 2554).
@@ -405,28 +404,7 @@ impl Builder {
         self
     }
 
-    /// Reads time from `source` instead of the wall clock, through a
-    /// trait object (for the built-in clocks, [`Builder::wall`] and
-    /// [`Builder::coarse`] call them directly).
-    pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
-        self
-    }
-
-    /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
-    /// the default.
-    pub fn wall(mut self) -> Builder {
-        self.source = Source::Wall;
-        self
-    }
-
-    /// Reads time from the coarse wall clock
-    /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
-    #[cfg(target_os = "linux")]
-    pub fn coarse(mut self) -> Builder {
-        self.source = Source::Coarse;
-        self
-    }
+    crate::time::source_methods!();
 
     /// Makes strictly decreasing ids from inverse time `u64::MAX - now`
     /// (Go's `WithClockInverse`): the newest id sorts first.

@@ -199,6 +199,37 @@ impl Source {
     }
 }
 
+/// The builder methods that choose a clock's time source, for the
+/// builders of both clocks (each keeps it in a `source` field).
+macro_rules! source_methods {
+    () => {
+        /// Reads time from `source` instead of the wall clock, through a
+        /// trait object (for the built-in clocks, [`Builder::wall`] and
+        /// [`Builder::coarse`] call them directly).
+        pub fn time(mut self, source: impl $crate::TimeSource + 'static) -> Builder {
+            self.source = $crate::time::Source::Custom(::std::sync::Arc::new(source));
+            self
+        }
+
+        /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
+        /// the default.
+        pub fn wall(mut self) -> Builder {
+            self.source = $crate::time::Source::Wall;
+            self
+        }
+
+        /// Reads time from the coarse wall clock
+        /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
+        #[cfg(target_os = "linux")]
+        pub fn coarse(mut self) -> Builder {
+            self.source = $crate::time::Source::Coarse;
+            self
+        }
+    };
+}
+
+pub(crate) use source_methods;
+
 /// `t` as nanoseconds since the Unix epoch, the unit of [`TimeSource`]:
 /// 0 before the epoch, saturating at `u64::MAX` (in the year 2554).
 ///

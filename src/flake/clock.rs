@@ -2,7 +2,6 @@
 //! its time source within a bound and waits past it.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime};
 
@@ -11,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fork::ForkGuard;
 use crate::health::{Health, Watch};
 use crate::sync::AtomicU64;
-use crate::time::{Source, TimeSource, unix_nanos};
+use crate::time::{Source, unix_nanos};
 
 /// How far a clock's ids may run ahead of its time source when the sequence
 /// overflows, unless set with [`Builder::max_lead`].
@@ -308,28 +307,7 @@ impl Builder {
         self
     }
 
-    /// Reads time from `source` instead of the wall clock, through a
-    /// trait object (for the built-in clocks, [`Builder::wall`] and
-    /// [`Builder::coarse`] call them directly).
-    pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
-        self
-    }
-
-    /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
-    /// the default.
-    pub fn wall(mut self) -> Builder {
-        self.source = Source::Wall;
-        self
-    }
-
-    /// Reads time from the coarse wall clock
-    /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
-    #[cfg(target_os = "linux")]
-    pub fn coarse(mut self) -> Builder {
-        self.source = Source::Coarse;
-        self
-    }
+    crate::time::source_methods!();
 
     /// Issues only ids whose time unit is after the unit of `t`, whatever
     /// the source says: the restart guard for a process that kept its node
