@@ -147,6 +147,34 @@ impl Luid {
         Ok(Luid(v))
     }
 
+    /// The id as a signed 64-bit integer that sorts as the id does, for
+    /// `BIGINT`/`INT8`/`INTEGER` columns: the value with its top bit flipped.
+    ///
+    /// `to_u64() as i64` does not keep the order: drift codes 4..=7 set the
+    /// top bit, so those ids would read as negative and sort before the
+    /// rest in SQL. The flip maps `0..=u64::MAX` onto `i64::MIN..=i64::MAX`
+    /// in order. It is not Go's `int64(l)`: exchange ids with Go as bytes,
+    /// strings or [`to_u64`](Luid::to_u64).
+    ///
+    /// ```
+    /// use guid::{Drift, Luid};
+    /// let a = Luid::compose(1 << 60, 0, Drift::new(3)?)?;
+    /// let b = Luid::compose(1 << 60, 0, Drift::new(4)?)?;
+    /// assert!(a < b && a.to_i64() < b.to_i64());
+    /// assert!((a.to_u64() as i64) > (b.to_u64() as i64)); // the trap
+    /// assert_eq!(Luid::from_i64(b.to_i64()), Ok(b));
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub const fn to_i64(self) -> i64 {
+        (self.0 ^ 1 << 63) as i64
+    }
+
+    /// The id of a [`to_i64`](Luid::to_i64) value; fails if its drift
+    /// code is 0.
+    pub const fn from_i64(v: i64) -> Result<Luid> {
+        Luid::from_u64(v as u64 ^ 1 << 63)
+    }
+
     /// The value widened to 128 bits, for the shared encoders.
     const fn to_u128(self) -> u128 {
         self.0 as u128

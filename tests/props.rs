@@ -112,3 +112,17 @@ proptest! {
         if let Ok(l) = Luid::from_slice(&input) { prop_assert_eq!(&l.to_bytes()[..], &input[..]); }
     }
 }
+
+proptest! {
+    /// `to_i64` sorts as the id does for every drift code, and `from_i64`
+    /// takes it back.
+    #[test]
+    fn the_signed_form_keeps_the_order(a in any::<u64>(), b in any::<u64>()) {
+        // The same value check as `from_u64`: drift code 0 is refused.
+        prop_assert_eq!(Luid::from_i64((a ^ 1 << 63) as i64), Luid::from_u64(a));
+        if let (Ok(a), Ok(b)) = (Luid::from_u64(a), Luid::from_u64(b)) {
+            prop_assert_eq!(a.cmp(&b), a.to_i64().cmp(&b.to_i64()));
+            prop_assert_eq!(Luid::from_i64(a.to_i64()), Ok(a));
+        }
+    }
+}
