@@ -1,13 +1,13 @@
 //! Clocks that stamp a leased node id and issue ids only while the lease
 //! holds.
 
-use std::sync::Arc;
+use std::time::SystemTime;
 
 use guid::{Builder, Clock, Guid};
 
 use crate::error::{Error, Result};
 use crate::lease::NodeLease;
-use crate::validity::Validity;
+use crate::leased::{Fenceable, Leased};
 
 /// A [`Clock`] with a leased node id, started after the previous holder's
 /// horizon, that checks the lease before every id.
@@ -23,9 +23,38 @@ use crate::validity::Validity;
 /// was chosen, by the lease).
 #[derive(Debug)]
 pub struct LeasedClock {
-    clock: Clock,
-    validity: Arc<Validity>,
-    node: u32,
+    leased: Leased<Clock>,
+}
+
+impl Fenceable for Clock {
+    type Builder = Builder;
+    type Id = Guid;
+
+    fn build(builder: Builder, node: u32, not_before: SystemTime) -> Result<Clock> {
+        let clock = builder.node(node).not_before(not_before)?.build();
+        // Its ids decrease, so no horizon can bound them.
+        if clock.is_inverse() {
+            return Err(Error::Config(
+                "an inverse clock cannot be fenced by a horizon",
+            ));
+        }
+        Ok(clock)
+    }
+
+    #[inline]
+    fn issue(&self) -> Result<Guid> {
+        Ok(self.g())
+    }
+
+    fn issue_all(&self, ids: &mut [Guid]) -> Result<()> {
+        self.fill(ids);
+        Ok(())
+    }
+
+    #[inline]
+    fn unix_time(&self, id: Guid) -> Result<u64> {
+        Ok(id.time())
+    }
 }
 
 impl NodeLease {
@@ -39,25 +68,8 @@ impl NodeLease {
     /// had. The horizon is moved past where the new clock starts before it
     /// is returned, so a clock whose source runs ahead issues at once.
     pub async fn clock_with(&self, builder: Builder) -> Result<LeasedClock> {
-        self.check_fork()?;
-        let clock = builder
-            .node(self.node())
-            .not_before(self.not_before())?
-            .build();
-        if clock.is_inverse() {
-            return Err(Error::Config(
-                "an inverse clock cannot be fenced by a horizon",
-            ));
-        }
-        // Where the clock starts: the time of one local id, which spends a
-        // single sequence value of the clock.
-        let start = clock.l().time();
-        self.cover(start).await?;
-        Ok(LeasedClock {
-            clock,
-            validity: self.validity().clone(),
-            node: self.node(),
-        })
+        let leased = self.leased(builder).await?;
+        Ok(LeasedClock { leased })
     }
 }
 
@@ -65,30 +77,22 @@ impl LeasedClock {
     /// A new global id, if the lease holds.
     #[inline]
     pub fn g(&self) -> Result<Guid> {
-        self.validity.check()?;
-        let id = self.clock.g();
-        self.validity.check_time(id.time())?;
-        Ok(id)
+        self.leased.next()
     }
 
     /// Fills `ids` with consecutive global ids from one read of the time,
     /// if the lease holds; on an error none of them may be used.
     pub fn fill(&self, ids: &mut [Guid]) -> Result<()> {
-        self.validity.check()?;
-        self.clock.fill(ids);
-        match ids.last() {
-            Some(last) => self.validity.check_time(last.time()),
-            None => Ok(()),
-        }
+        self.leased.fill(ids)
     }
 
     /// Whether ids may be issued now.
     pub fn check(&self) -> Result<()> {
-        self.validity.check()
+        self.leased.check()
     }
 
     /// The leased node id stamped on the ids.
     pub fn node(&self) -> u32 {
-        self.node
+        self.leased.node
     }
 }

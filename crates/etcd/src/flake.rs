@@ -1,14 +1,14 @@
 //! Flake (snowflake) clocks that stamp a leased node id and issue ids only
 //! while the lease holds.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use guid::flake::{self, Layout};
+use guid::{nanos, unix_nanos};
 
 use crate::error::{Error, Result};
 use crate::lease::NodeLease;
-use crate::validity::{Validity, nanos, unix_nanos};
+use crate::leased::{Fenceable, Leased};
 
 /// How long [`LeasedFlakeClock::pace`] waits for a horizon being stored:
 /// about one etcd round trip.
@@ -20,8 +20,34 @@ const HORIZON_WAIT: Duration = Duration::from_millis(1);
 /// errors; in a forked child it returns [`Error::Forked`]).
 #[derive(Debug)]
 pub struct LeasedFlakeClock {
-    clock: flake::Clock,
-    validity: Arc<Validity>,
+    leased: Leased<flake::Clock>,
+}
+
+impl Fenceable for flake::Clock {
+    type Builder = flake::Builder;
+    type Id = u64;
+
+    fn build(builder: flake::Builder, node: u32, not_before: SystemTime) -> Result<flake::Clock> {
+        Ok(builder
+            .node(u64::from(node))
+            .not_before(not_before)
+            .build()?)
+    }
+
+    #[inline]
+    fn issue(&self) -> Result<u64> {
+        Ok(self.next()?)
+    }
+
+    fn issue_all(&self, ids: &mut [u64]) -> Result<()> {
+        Ok(self.fill(ids)?)
+    }
+
+    /// The start of the id's time unit.
+    #[inline]
+    fn unix_time(&self, id: u64) -> Result<u64> {
+        Ok(unix_nanos(self.layout().time_of(id)?))
+    }
 }
 
 impl NodeLease {
@@ -30,18 +56,8 @@ impl NodeLease {
     /// must fit the layout's node bits, or this fails with
     /// [`Error::Id`](crate::Error::Id).
     pub async fn flake_clock(&self, builder: flake::Builder) -> Result<LeasedFlakeClock> {
-        self.check_fork()?;
-        let clock = builder
-            .node(u64::from(self.node()))
-            .not_before(self.not_before())
-            .build()?;
-        // Where the clock starts: the time of one id, spent to read it.
-        let start = unix_nanos(clock.layout().time_of(clock.next()?)?);
-        self.cover(start).await?;
-        Ok(LeasedFlakeClock {
-            clock,
-            validity: self.validity().clone(),
-        })
+        let leased = self.leased(builder).await?;
+        Ok(LeasedFlakeClock { leased })
     }
 }
 
@@ -49,26 +65,18 @@ impl LeasedFlakeClock {
     /// A new flake id, if the lease holds.
     #[inline]
     pub fn next(&self) -> Result<u64> {
-        self.validity.check()?;
-        let id = self.clock.next()?;
-        self.validity.check_time(self.time_of(id)?)?;
-        Ok(id)
+        self.leased.next()
     }
 
     /// Fills `ids` with consecutive flake ids from one read of the time,
     /// if the lease holds; on an error none of them may be used.
     pub fn fill(&self, ids: &mut [u64]) -> Result<()> {
-        self.validity.check()?;
-        self.clock.fill(ids)?;
-        match ids.last() {
-            Some(&last) => self.validity.check_time(self.time_of(last)?),
-            None => Ok(()),
-        }
+        self.leased.fill(ids)
     }
 
     /// Whether ids may be issued now.
     pub fn check(&self) -> Result<()> {
-        self.validity.check()
+        self.leased.check()
     }
 
     /// How long to wait before [`LeasedFlakeClock::fill`] of `n` ids, so
@@ -77,18 +85,21 @@ impl LeasedFlakeClock {
     /// for at once), else the clock's own [`flake::Clock::pace`]. Zero when
     /// the fill would be refused for another reason, which it reports.
     pub fn pace(&self, n: usize) -> Duration {
-        if n == 0 || self.validity.check().is_err() {
+        let Leased {
+            clock, validity, ..
+        } = &self.leased;
+        if n == 0 || validity.check().is_err() {
             return Duration::ZERO;
         }
         // The time of the last id if the source is not ahead of the clock:
         // the fill carries from the last id, one unit per full sequence.
-        let layout = self.clock.layout();
+        let layout = clock.layout();
         let units = (n as u64 >> layout.seq_bits()) + 1;
-        let last = unix_nanos(self.clock.last_time())
+        let last = unix_nanos(clock.last_time())
             .saturating_add(units.saturating_mul(nanos(layout.unit())));
-        match self.validity.check_time(last) {
+        match validity.check_time(last) {
             Err(Error::Horizon) => HORIZON_WAIT,
-            _ => self.clock.pace(n),
+            _ => clock.pace(n),
         }
     }
 
@@ -96,21 +107,16 @@ impl LeasedFlakeClock {
     /// [`flake::Clock::health`]); ids taken from it directly skip the
     /// lease's checks.
     pub fn clock(&self) -> &flake::Clock {
-        &self.clock
+        &self.leased.clock
     }
 
     /// The layout of the ids.
     pub fn layout(&self) -> Layout {
-        self.clock.layout()
+        self.leased.clock.layout()
     }
 
     /// The leased node id stamped on the ids.
     pub fn node(&self) -> u64 {
-        self.clock.node()
-    }
-
-    /// Unix ns of the start of the id's time unit.
-    fn time_of(&self, id: u64) -> Result<u64> {
-        Ok(unix_nanos(self.clock.layout().time_of(id)?))
+        u64::from(self.leased.node)
     }
 }

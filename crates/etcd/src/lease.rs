@@ -11,14 +11,14 @@ use etcd_client::{
     Client, Compare, CompareOp, GetOptions, LeaseKeepAliveStream, LeaseKeeper, PutOptions, Txn,
     TxnOp, TxnOpResponse, TxnResponse, WatchFilterType, WatchOptions,
 };
-use guid::{TimeSource, WallClock};
+use guid::{TimeSource, WallClock, nanos};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
 use crate::keys::{self, Keys};
 use crate::options::{self, Options, Timing, WhenFull};
-use crate::validity::{Validity, nanos};
+use crate::validity::Validity;
 
 /// Claim attempts per acquire: each failed one means another process took
 /// an id, so this bounds the loop under churn without limiting real use.

@@ -60,6 +60,7 @@ mod error;
 mod flake;
 mod keys;
 mod lease;
+mod leased;
 mod options;
 mod validity;
 

@@ -16,8 +16,9 @@
 //! In a forked child the lease is the parent's: every check refuses.
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
+use guid::nanos;
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
@@ -158,15 +159,6 @@ impl Validity {
             self.nudge.notify_one();
         }
     }
-}
-
-pub(crate) fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// Nanoseconds since the Unix epoch (0 before it).
-pub(crate) fn unix_nanos(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).map_or(0, nanos)
 }
 
 #[cfg(test)]
