@@ -1,71 +1,46 @@
 //! What can go wrong making ids in Redis.
 
-use std::fmt;
-
 /// Ids could not be made.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A Redis request failed: connection, timeout, or a server error
     /// (such as a missing shard id).
-    Redis(redis::RedisError),
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
     /// The server's sequence for the current millisecond is used up.
+    #[error("sequence of the millisecond used up")]
     Exhausted,
     /// The server's clock is behind a millisecond it already used.
+    #[error("server clock behind a millisecond already used")]
     Behind,
     /// The script answered something it never sends.
+    #[error("unexpected script reply: {0}")]
     Reply(String),
     /// The id library refused the parts (a shard id or time outside the
     /// layout).
-    Id(guid::Error),
+    #[error("id: {0}")]
+    Id(#[from] guid::Error),
+    /// A shard id that does not fit the layout's node bits.
+    #[error("shard id {shard} does not fit the layout's node bits (at most {max})")]
+    Shard {
+        /// The shard id asked for.
+        shard: u64,
+        /// The largest shard id the layout holds.
+        max: u64,
+    },
     /// The settings cannot work.
+    #[error("invalid settings: {0}")]
     Config(&'static str),
     /// Every attempt failed; the last failure is kept.
+    #[error("no id after {attempts} attempts; last: {last}")]
     Failed {
         /// How many servers were tried, counting repeats.
         attempts: u32,
         /// Why the last attempt failed.
+        #[source]
         last: Box<Error>,
     },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Redis(e) => write!(f, "redis: {e}"),
-            Error::Exhausted => f.write_str("sequence of the millisecond used up"),
-            Error::Behind => f.write_str("server clock behind a millisecond already used"),
-            Error::Reply(why) => write!(f, "unexpected script reply: {why}"),
-            Error::Id(e) => write!(f, "id: {e}"),
-            Error::Config(why) => write!(f, "invalid settings: {why}"),
-            Error::Failed { attempts, last } => {
-                write!(f, "no id after {attempts} attempts; last: {last}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Redis(e) => Some(e),
-            Error::Id(e) => Some(e),
-            Error::Failed { last, .. } => Some(last.as_ref()),
-            _ => None,
-        }
-    }
-}
-
-impl From<redis::RedisError> for Error {
-    fn from(e: redis::RedisError) -> Self {
-        Error::Redis(e)
-    }
-}
-
-impl From<guid::Error> for Error {
-    fn from(e: guid::Error) -> Self {
-        Error::Id(e)
-    }
 }
 
 /// The result of id requests.

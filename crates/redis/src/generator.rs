@@ -187,40 +187,46 @@ impl Generator {
         let layout = &self.config.layout;
         let n = (out.len() as u64).min(layout.max_seq() + 1);
         let attempts = self.config.retries.saturating_add(1);
-        let mut last = Error::Config("no attempt");
-        for attempt in 0..attempts {
+        let mut attempt = 0;
+        loop {
             if attempt as usize >= self.servers.len() {
                 // Every server has had a turn: a used-up millisecond or a
                 // clock behind passes with time.
                 std::thread::sleep(Duration::from_millis(1));
             }
             let server = &self.servers[self.pick()];
-            match self.run(server, n) {
+            let failure = match self.run(server, n) {
                 Ok(Reply::Ids(batch)) => {
                     self.stats.batches.fetch_add(1, Relaxed);
                     return batch.write(layout, out);
                 }
                 Ok(Reply::Exhausted) => {
                     self.stats.exhausted.fetch_add(1, Relaxed);
-                    last = Error::Exhausted;
+                    Error::Exhausted
                 }
                 Ok(Reply::Behind) => {
                     self.stats.behind.fetch_add(1, Relaxed);
-                    last = Error::Behind;
+                    Error::Behind
                 }
+                // Settings fail the same on every server.
                 Err(e @ Error::Config(_)) => return Err(e),
                 Err(e) => {
                     self.stats.errors.fetch_add(1, Relaxed);
-                    let until = self.elapsed() + self.config.down_for.as_nanos() as u64;
+                    let until = self
+                        .elapsed()
+                        .saturating_add(guid::nanos(self.config.down_for));
                     server.down_until.store(until, Relaxed);
-                    last = e;
+                    e
                 }
+            };
+            attempt += 1;
+            if attempt == attempts {
+                return Err(Error::Failed {
+                    attempts,
+                    last: Box::new(failure),
+                });
             }
         }
-        Err(Error::Failed {
-            attempts,
-            last: Box::new(last),
-        })
     }
 
     /// What this generator met so far.
@@ -277,7 +283,8 @@ impl Generator {
         reply
     }
 
+    /// Nanoseconds since the generator was made.
     fn elapsed(&self) -> u64 {
-        u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        guid::nanos(self.base.elapsed())
     }
 }

@@ -50,10 +50,9 @@ impl Keys {
         layout: &Layout,
         shard: u64,
     ) -> Result<()> {
-        if shard > layout.max_node() {
-            return Err(Error::Config(
-                "shard id does not fit the layout's node bits",
-            ));
+        let max = layout.max_node();
+        if shard > max {
+            return Err(Error::Shard { shard, max });
         }
         redis::cmd("SET").arg(&self.shard).arg(shard).exec(con)?;
         Ok(())

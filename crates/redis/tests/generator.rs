@@ -253,10 +253,17 @@ fn refusals_end_in_typed_errors_after_five_retries() {
         started.elapsed() < Duration::from_secs(1),
         "bounded retries"
     );
-    assert!(matches!(
-        Config::new(layout).set_shard(&server.url(), 1 << 10),
-        Err(Error::Config(_))
-    ));
+    let wide = Config::new(layout).set_shard(&server.url(), 1 << 10);
+    assert!(
+        matches!(
+            wide,
+            Err(Error::Shard {
+                shard: 1024,
+                max: 1023
+            })
+        ),
+        "{wide:?}"
+    );
 
     server.kill();
     let down = ids.ids(1);
