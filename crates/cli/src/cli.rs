@@ -3,34 +3,120 @@
 use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
 use guid::Drift;
 
 use crate::form::Form;
 use crate::id::Kind;
 use crate::value;
 
+/// The lines of the exit status tables in `--help`, so that each
+/// subcommand lists only the statuses it can return, worded alike.
+macro_rules! status {
+    (head) => {
+        "Exit status:\n  0  success\n"
+    };
+    (io) => {
+        "  1  standard input or output could not be read or written\n"
+    };
+    (remote) => {
+        "     or no id service answered (gen --remote)\n"
+    };
+    (pipe) => {
+        "     (a reader that closes the pipe early, as `head` does, is no failure:\n      \
+         guid stops quietly, with 0)\n"
+    };
+    (usage) => {
+        "  2  usage error: an unknown command or flag, a bad flag value, or flags\n     \
+         that cannot go together; the message names the flag or shows the usage\n"
+    };
+    (bad) => {
+        "  3  a bad id: an input that is no id, or reads as several; each is named on\n     \
+         an `error: invalid id '...'` line and the other ids are still printed\n"
+    };
+    (write) => {
+        concat!(status!(head), status!(io), status!(pipe), status!(usage))
+    };
+}
+
+/// The top level's exit statuses: those of every subcommand.
+const STATUS_ALL: &str = concat!(
+    status!(head),
+    status!(io),
+    status!(remote),
+    status!(pipe),
+    status!(usage),
+    status!(bad),
+    "\n`guid serve` exits 0 when stopped, 1 on a failure, 2 on a refused setting."
+);
+
+/// gen reads no id, but may ask a service.
+const STATUS_GEN: &str = concat!(
+    status!(head),
+    status!(io),
+    status!(remote),
+    status!(pipe),
+    status!(usage)
+);
+
 /// Generate, inspect and compose k-ordered ids (96-bit global, 64-bit local).
+///
+/// Without a command, `guid` prints one fresh global id, as `guid gen` does.
 #[derive(Parser, Debug)]
-#[command(name = "guid", version, about)]
+#[command(name = "guid", version, after_help = STATUS_ALL)]
 pub struct Cli {
-    /// What to do.
+    /// What to do [default: gen, one id]
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Print fresh ids from a clock, one per line
+    #[command(after_help = STATUS_GEN)]
     Gen(GenArgs),
     /// Decode ids and print each as one JSON object per line
     #[command(after_help = INSPECT_HELP)]
     Inspect(InspectArgs),
     /// Build the id of explicit parts and print it as a JSON object
+    #[command(after_help = status!(write))]
     Compose(ComposeArgs),
     /// Serve ids over TCP with noeqd's protocol (64-bit; 96-bit too with --listen-g)
     Serve(Box<kguid_service::ServeArgs>),
+    /// Print a shell completion script to standard output
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: Shell,
+    },
+    /// Print the man page (roff) of guid, or of one of its commands, to standard output
+    #[command(after_help = MAN_HELP)]
+    Man {
+        /// The command whose page to print (guid-COMMAND(1)) [default: guid(1)]
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
+
+/// Where the scripts go, after the flags of `guid completions`.
+const COMPLETIONS_HELP: &str = concat!(
+    "Install:\n",
+    "  guid completions bash > ~/.local/share/bash-completion/completions/guid\n",
+    "  guid completions zsh > ~/.zfunc/_guid    # with fpath+=~/.zfunc in ~/.zshrc\n",
+    "  guid completions fish > ~/.config/fish/completions/guid.fish\n\n",
+    status!(write)
+);
+
+/// Where the page goes, after the flags of `guid man`.
+const MAN_HELP: &str = concat!(
+    "Install:\n",
+    "  guid man > ~/.local/share/man/man1/guid.1\n",
+    "  for c in gen inspect compose serve completions man; do\n",
+    "    guid man $c > ~/.local/share/man/man1/guid-$c.1; done\n\n",
+    status!(write)
+);
 
 /// Flags of `guid gen`.
 #[derive(Args, Debug)]
@@ -38,6 +124,7 @@ pub struct GenArgs {
     /// How many ids
     #[arg(
         short = 'n',
+        long = "count",
         value_name = "N",
         default_value_t = 1,
         allow_negative_numbers = true
@@ -63,6 +150,15 @@ pub struct GenArgs {
     pub flake: bool,
 }
 
+/// `guid gen` alone, to parse its flags from nothing: what bare `guid` runs.
+#[derive(Parser, Debug)]
+#[command(name = "gen")]
+pub struct Gen {
+    /// The flags, each at its default.
+    #[command(flatten)]
+    pub args: GenArgs,
+}
+
 /// What `guid gen` prints for each id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GenFormat {
@@ -78,13 +174,15 @@ pub enum GenFormat {
     Int,
 }
 
-/// How `guid inspect` reads an id without flags, after its flags in --help.
-const INSPECT_HELP: &str = "\
+/// How `guid inspect` reads an id without flags, and what --extract
+/// finds, after its flags in --help.
+const INSPECT_HELP: &str = concat!(
+    "\
 How an id is read:
   Every form and kind that --from and --as allow is tried. The id is printed
   when exactly one of them gives a valid id (drift code 1..=7), so a local
   form needs no --as l. When two give different ids, nothing is guessed: the
-  id is refused (status 2) with the flags of each reading.
+  id is refused with the flags of each reading.
 
   11 characters      base62 of a local id
   16 characters      a sortable string (global, or local: .0-9A-E only),
@@ -101,7 +199,29 @@ How an id is read:
   global string: --from string --as l, or --from hex.
 
   Flake ids (gen --flake) are not guid ids and have no form here: their int
-  or hex, if given, reads as a local id, which it is not.";
+  or hex, if given, reads as a local id, which it is not.
+
+What --extract finds:
+  A token is a maximal run of the characters ids are written with: ASCII
+  letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
+  quotes and star, as the JSON of a local id; any other token is read alone
+  (\"TOKEN\" reads as JSON under --from json). Each token is read as an
+  id is above, and printed when it is exactly one id, with \"line\" (counted
+  from 1 over the arguments and standard input) before the other fields.
+  Tokens that are no id or that read as several ids are skipped, silently
+  and with status 0, so a word that happens to be an id is printed too: use
+  --from and --as to say which forms your logs hold. An id must not touch
+  another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
+  sentence's '.', and is skipped. Lines of any length are scanned, holding
+  no more than one id's worth of each.
+
+",
+    status!(head),
+    status!(io),
+    status!(pipe),
+    status!(usage),
+    status!(bad)
+);
 
 /// Flags of `guid inspect`.
 #[derive(Args, Debug)]
@@ -112,7 +232,10 @@ pub struct InspectArgs {
     /// The form of the ids [default: whichever gives a valid id]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
-    /// Ids to decode; without any, standard input is read, one id per line (a line over 1024 bytes is reported and skipped)
+    /// Find every id in each line of text (logs), rather than read each line as one id; what is no id is skipped
+    #[arg(long)]
+    pub extract: bool,
+    /// Ids to decode (text to search, with --extract); `-`, or no ID at all, reads standard input, one id per line (without --extract, a line over 1024 bytes is reported and skipped)
     #[arg(value_name = "ID")]
     pub ids: Vec<OsString>,
 }

@@ -26,7 +26,7 @@ pub fn run(args: &ComposeArgs, out: &mut impl Write) -> Result<Status, Fail> {
         }
         Err(e) => {
             output::error(e);
-            Ok(Status::BadInput)
+            Ok(Status::Usage)
         }
     }
 }

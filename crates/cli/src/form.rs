@@ -143,6 +143,31 @@ const READINGS: [(Form, Kind); 10] = [
 /// Reads `input` as an id, trying every reading the flags allow (module
 /// docs). The error says what is wrong, not what the input was.
 pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
+    let (found, n) = readings(input, kind, form);
+    match found[..n] {
+        [Some((_, _, id))] => Ok(id),
+        [] => Err(why_not(input, kind, form)),
+        _ => Err(ambiguous(found[..n].iter().flatten())),
+    }
+}
+
+/// The id `input` reads as, if it reads as exactly one: [`decode`] without
+/// the cost of saying why not, for searching text where most words are no
+/// id.
+pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<Id> {
+    match readings(input, kind, form) {
+        ([Some((_, _, id)), ..], 1) => Some(id),
+        _ => None,
+    }
+}
+
+/// The readings the flags allow that give an id, one per different id:
+/// the first `.1` entries.
+fn readings(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+) -> ([Option<(Form, Kind, Id)>; READINGS.len()], usize) {
     let mut found: [Option<(Form, Kind, Id)>; READINGS.len()] = [None; READINGS.len()];
     let mut n = 0;
     for (f, k) in READINGS {
@@ -156,11 +181,7 @@ pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id
             }
         }
     }
-    match found[..n] {
-        [Some((_, _, id))] => Ok(id),
-        [] => Err(why_not(input, kind, form)),
-        _ => Err(ambiguous(found[..n].iter().flatten())),
-    }
+    (found, n)
 }
 
 /// One reading, without the error's text: the search through every
@@ -277,7 +298,7 @@ fn likely_form(input: &[u8]) -> Result<Form, String> {
     if let Some(&b) = input.get(covered).filter(|&&b| !form.allows(b)) {
         // A byte no form of this shape has, such as a trailing NUL.
         let after = if form.lengths().contains(&covered) {
-            format!(", after the {covered} characters of {}", form.noun())
+            format!(", after the {} of {}", characters(covered), form.noun())
         } else {
             String::new()
         };
@@ -291,10 +312,19 @@ fn likely_form(input: &[u8]) -> Result<Form, String> {
         ))
     } else {
         Err(format!(
-            "not an id form: {len} characters, expected a 16-character string, \
+            "not an id form: {}, expected a 16-character string, \
              11, 16 or 17 base62 digits, 16 or 24 hex digits, 19 or 20 decimal \
-             digits or a JSON string (see --from)"
+             digits or a JSON string (see --from)",
+            characters(len)
         ))
+    }
+}
+
+/// `n` characters, in words: "1 character", "2 characters".
+fn characters(n: usize) -> String {
+    match n {
+        1 => "1 character".to_owned(),
+        n => format!("{n} characters"),
     }
 }
 

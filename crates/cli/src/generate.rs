@@ -134,7 +134,7 @@ fn print<I: Printed, E: Into<Fail>>(
 /// Reports a form the ids cannot take.
 fn bad_form(message: &str) -> Status {
     output::error(message);
-    Status::BadInput
+    Status::Usage
 }
 
 /// Makes `count` ids in batches with `fill` and writes each with `put`, one

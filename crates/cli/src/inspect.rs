@@ -3,6 +3,7 @@
 use std::io::{self, BufRead, BufReader, Write};
 
 use crate::cli::InspectArgs;
+use crate::extract::{Scanner, Token};
 use crate::form;
 use crate::output::{self, Cut, Fail, Quoted, Status};
 use crate::report::Report;
@@ -12,44 +13,154 @@ use crate::report::Report;
 /// longer line is reported as a bad id without being held in memory.
 pub const LINE_MAX: usize = 1024;
 
-/// Describes each id given, or each line of standard input if none is.
-/// A bad id is reported and skipped; the status says whether there was one.
+/// Describes each id given, or each line of standard input if none is (or
+/// for each `-`). A bad id is reported and skipped; the status says
+/// whether there was one.
 pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
-    let mut good = true;
+    let mut inspect = Inspect {
+        args,
+        out,
+        good: true,
+        line: 0,
+    };
     if args.ids.is_empty() {
-        let mut stdin = BufReader::with_capacity(64 * 1024, io::stdin().lock());
-        let mut line = Line::default();
-        loop {
-            // Before waiting for more input, show what is done (pipes that
-            // trickle, or a person typing).
-            if stdin.buffer().is_empty() {
-                out.flush()?;
-            }
-            if !line.read(&mut stdin).map_err(Fail::Read)? {
-                break;
-            }
-            // Blank lines separate, they are not ids.
-            if line.blank {
-                continue;
-            }
-            if line.len > LINE_MAX as u64 {
-                output::error(format_args!(
-                    "invalid id {}: line too long: an id has at most 24 characters, \
-                     and a line over {LINE_MAX} bytes is skipped",
-                    Cut(line.head.trim_ascii_start(), line.len)
-                ));
-                good = false;
-            } else {
-                good &= describe(args, line.head.trim_ascii(), out)?;
-            }
-        }
-    } else {
-        for id in &args.ids {
-            good &= describe(args, id.as_encoded_bytes().trim_ascii(), out)?;
+        inspect.stdin()?;
+    }
+    for id in &args.ids {
+        if id == "-" {
+            inspect.stdin()?;
+        } else {
+            inspect.text(id.as_encoded_bytes())?;
+            inspect.line += 1;
         }
     }
-    out.flush()?;
-    Ok(if good { Status::Done } else { Status::BadInput })
+    inspect.out.flush()?;
+    Ok(if inspect.good {
+        Status::Done
+    } else {
+        Status::BadInput
+    })
+}
+
+/// One run of `guid inspect`.
+struct Inspect<'a, W> {
+    /// The flags.
+    args: &'a InspectArgs,
+    /// Where the objects go.
+    out: &'a mut W,
+    /// Whether every id so far was read.
+    good: bool,
+    /// Lines done so far, each argument counted as one.
+    line: u64,
+}
+
+impl<W: Write> Inspect<'_, W> {
+    /// Reads standard input to its end, line by line.
+    fn stdin(&mut self) -> Result<(), Fail> {
+        let mut stdin = BufReader::with_capacity(64 * 1024, io::stdin().lock());
+        let mut line = Line::default();
+        let mut scanner = Scanner::default();
+        loop {
+            // Before waiting for more input, show what is done (pipes that
+            // trickle, `tail -f`, or a person typing).
+            if stdin.buffer().is_empty() {
+                self.out.flush()?;
+            }
+            if self.args.extract {
+                let each = |part: &[u8]| part.iter().try_for_each(|&b| self.found(scanner.byte(b)));
+                if !read_line(&mut stdin, each)? {
+                    return Ok(());
+                }
+                self.found(scanner.end_line())?;
+            } else {
+                if !line.read(&mut stdin)? {
+                    return Ok(());
+                }
+                self.one_line(&line)?;
+            }
+            self.line += 1;
+        }
+    }
+
+    /// Describes one line of standard input read whole (up to [`LINE_MAX`]).
+    fn one_line(&mut self, line: &Line) -> Result<(), Fail> {
+        // Blank lines separate, they are not ids.
+        if line.blank {
+            return Ok(());
+        }
+        if line.len > LINE_MAX as u64 {
+            output::error(format_args!(
+                "invalid id {}: line too long: an id has at most 24 characters, \
+                 and a line over {LINE_MAX} bytes is skipped",
+                Cut(line.head.trim_ascii_start(), line.len)
+            ));
+            self.good = false;
+            return Ok(());
+        }
+        self.text(line.head.trim_ascii())
+    }
+
+    /// Describes an argument or a line: one id, or with --extract, the ids
+    /// in it.
+    fn text(&mut self, text: &[u8]) -> Result<(), Fail> {
+        if !self.args.extract {
+            return self.describe(text.trim_ascii());
+        }
+        let mut scanner = Scanner::default();
+        for &b in text {
+            self.found(scanner.byte(b))?;
+        }
+        self.found(scanner.end_line())
+    }
+
+    /// Writes the object of one id, or reports why it is not one.
+    fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
+        match form::decode(input, self.args.kind, self.args.from) {
+            Ok(id) => Report::of(id)?.write_line(self.out)?,
+            Err(what) => {
+                output::error(format_args!("invalid id {}: {what}", Quoted(input)));
+                self.good = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the object of a token of the current line that is an id,
+    /// with the line's number; any other token is skipped.
+    fn found(&mut self, token: Option<Token<'_>>) -> Result<(), Fail> {
+        if let Some(id) = token.and_then(|t| t.id(self.args.kind, self.args.from)) {
+            // Lines are numbered from 1.
+            Report::of(id)?.write_found(self.line + 1, self.out)?;
+        }
+        Ok(())
+    }
+}
+
+/// Passes each piece of the next line of `input`, without its newline, to
+/// `part`, holding none of it; `false` at the end of the input.
+fn read_line(
+    input: &mut impl BufRead,
+    mut part: impl FnMut(&[u8]) -> Result<(), Fail>,
+) -> Result<bool, Fail> {
+    let mut any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Fail::Read(e)),
+        };
+        if buf.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let newline = buf.iter().position(|&b| b == b'\n');
+        part(&buf[..newline.unwrap_or(buf.len())])?;
+        let used = newline.map_or(buf.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            return Ok(true);
+        }
+    }
 }
 
 /// A line of input, of which at most [`LINE_MAX`] bytes are kept.
@@ -65,48 +176,18 @@ struct Line {
 
 impl Line {
     /// Reads the next line; `false` at the end of the input.
-    fn read(&mut self, input: &mut impl BufRead) -> io::Result<bool> {
+    fn read(&mut self, input: &mut impl BufRead) -> Result<bool, Fail> {
         self.head.clear();
         self.len = 0;
         self.blank = true;
-        let mut any = false;
-        loop {
-            let buf = match input.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if buf.is_empty() {
-                return Ok(any);
-            }
-            any = true;
-            let newline = buf.iter().position(|&b| b == b'\n');
-            let part = &buf[..newline.unwrap_or(buf.len())];
+        read_line(input, |part| {
             let room = LINE_MAX.saturating_sub(self.head.len());
             self.head.extend_from_slice(&part[..part.len().min(room)]);
             self.len += part.len() as u64;
             if self.blank {
                 self.blank = part.iter().all(u8::is_ascii_whitespace);
             }
-            let used = newline.map_or(buf.len(), |i| i + 1);
-            input.consume(used);
-            if newline.is_some() {
-                return Ok(true);
-            }
-        }
-    }
-}
-
-/// Writes the object of one id, or reports why it is not one (`false`).
-fn describe(args: &InspectArgs, input: &[u8], out: &mut impl Write) -> Result<bool, Fail> {
-    match form::decode(input, args.kind, args.from) {
-        Ok(id) => {
-            Report::of(id)?.write_line(out)?;
-            Ok(true)
-        }
-        Err(what) => {
-            output::error(format_args!("invalid id {}: {what}", Quoted(input)));
-            Ok(false)
-        }
+            Ok(())
+        })
     }
 }

@@ -2,6 +2,8 @@
 
 mod cli;
 mod compose;
+mod docs;
+mod extract;
 mod form;
 mod generate;
 mod id;
@@ -16,19 +18,25 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Gen};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage(e),
     };
+    // Bare `guid` is `guid gen`, as bare `uuidgen` and `ulid` print one id.
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Gen(Gen::parse_from(["gen"]).args));
     let mut out = output::stdout();
-    output::exit(match cli.command {
+    output::exit(match command {
         Command::Gen(args) => generate::run(&args, &mut out),
         Command::Inspect(args) => inspect::run(&args, &mut out),
         Command::Compose(args) => compose::run(&args, &mut out),
         Command::Serve(args) => return kguid_service::serve_main(*args),
+        Command::Completions { shell } => docs::completions(shell, &mut out),
+        Command::Man { command } => docs::man(command.as_deref(), &mut out),
     })
 }
 
@@ -48,8 +56,8 @@ fn usage(e: clap::Error) -> ExitCode {
             .collect();
         let message = message.join(" ");
         output::error(message.strip_prefix("error: ").unwrap_or(&message));
-        return ExitCode::from(2);
+        return ExitCode::from(output::USAGE);
     }
     let _ = e.print();
-    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(output::USAGE))
 }

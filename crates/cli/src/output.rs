@@ -18,56 +18,52 @@ pub fn stdout() -> Out {
 pub enum Status {
     /// Everything was done.
     Done,
-    /// Some input was bad (and reported); the rest was done.
+    /// The flags asked for something that cannot be done (and it was
+    /// reported): a usage error, as clap's own.
+    Usage,
+    /// Some input was no id (and was reported); the rest was done.
     BadInput,
 }
 
+/// Exit status of a usage error (clap's too).
+pub const USAGE: u8 = 2;
+
+/// Exit status of input that is no id, apart from usage errors so that a
+/// script can tell a bad id in its data from a mistake in its command.
+pub const BAD_INPUT: u8 = 3;
+
 /// Why a command stopped early.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Fail {
     /// Standard output could not be written.
-    Write(io::Error),
+    #[error("cannot write to standard output: {0}")]
+    Write(#[from] io::Error),
     /// Standard input could not be read.
-    Read(io::Error),
+    #[error("cannot read standard input: {0}")]
+    Read(#[source] io::Error),
     /// No id service answered.
-    Remote(kguid_service::ClientError),
+    #[error("cannot get ids from the id service: {0}")]
+    Remote(#[from] kguid_service::ClientError),
 }
 
-impl From<io::Error> for Fail {
-    fn from(e: io::Error) -> Fail {
-        Fail::Write(e)
-    }
-}
-
-impl From<kguid_service::ClientError> for Fail {
-    fn from(e: kguid_service::ClientError) -> Fail {
-        Fail::Remote(e)
-    }
-}
-
+/// JSON is only ever written, so its errors are failed writes.
 impl From<serde_json::Error> for Fail {
     fn from(e: serde_json::Error) -> Fail {
         Fail::Write(e.into())
     }
 }
 
-/// The exit status: 0 done, 2 bad input, 1 an I/O failure. A reader that
-/// closed the pipe (`guid gen | head`) wanted no more: that ends quietly.
+/// The exit status: 0 done, 1 an I/O failure, 2 a usage error, 3 bad
+/// input. A reader that closed the pipe (`guid gen | head`) wanted no more:
+/// that ends quietly, with 0.
 pub fn exit(result: Result<Status, Fail>) -> ExitCode {
     match result {
         Ok(Status::Done) => ExitCode::SUCCESS,
-        Ok(Status::BadInput) => ExitCode::from(2),
+        Ok(Status::Usage) => ExitCode::from(USAGE),
+        Ok(Status::BadInput) => ExitCode::from(BAD_INPUT),
         Err(Fail::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(Fail::Write(e)) => {
-            error(format_args!("cannot write to standard output: {e}"));
-            ExitCode::FAILURE
-        }
-        Err(Fail::Read(e)) => {
-            error(format_args!("cannot read standard input: {e}"));
-            ExitCode::FAILURE
-        }
-        Err(Fail::Remote(e)) => {
-            error(format_args!("cannot get ids from the id service: {e}"));
+        Err(e) => {
+            error(e);
             ExitCode::FAILURE
         }
     }

@@ -11,6 +11,10 @@ use crate::rfc3339::Utc;
 /// Every part and encoding of an id, in the order printed.
 #[derive(Serialize, Debug)]
 pub struct Report {
+    /// With `inspect --extract`: the number of the line the id was found
+    /// on, from 1; otherwise absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u64>,
     /// `"g"` or `"l"`.
     kind: &'static str,
     /// The drift code, 1..=7.
@@ -51,6 +55,7 @@ impl Report {
             ),
         };
         Ok(Report {
+            line: None,
             kind: match id.kind() {
                 Kind::G => "g",
                 Kind::L => "l",
@@ -71,5 +76,11 @@ impl Report {
     pub fn write_line(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, self)?;
         out.write_all(b"\n")
+    }
+
+    /// The same, with the number of the line the id was found on first.
+    pub fn write_found(mut self, line: u64, out: &mut impl Write) -> io::Result<()> {
+        self.line = Some(line);
+        self.write_line(out)
     }
 }

@@ -37,15 +37,34 @@ const L_OBJECT: &str = concat!(
     r#""string":"5...........1...","base62":"8F0M5kuYtDE","json":"\"*N............1..\""}"#
 );
 
+/// The exit status of a usage error.
+const USAGE: i32 = 2;
+
+/// The exit status of input that is no id.
+const BAD_ID: i32 = 3;
+
 /// Asserts a run succeeded quietly.
 fn ok(run: &Run) {
     assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
 }
 
-/// Asserts a run failed on bad input with exactly one error line that
+/// Asserts a run failed on a bad id with exactly one error line that
 /// contains each of `needles`.
 fn bad(run: &Run, needles: &[&str]) {
-    assert_eq!(run.code, 2, "{run:?}");
+    failed(run, BAD_ID, needles);
+}
+
+/// Asserts a run was refused as a usage error (a bad flag value or flags
+/// that cannot go together) with one error line that contains each of
+/// `needles`.
+fn refused(run: &Run, needles: &[&str]) {
+    failed(run, USAGE, needles);
+}
+
+/// Asserts a run failed with `status` and exactly one error line that
+/// contains each of `needles`.
+fn failed(run: &Run, status: i32, needles: &[&str]) {
+    assert_eq!(run.code, status, "{run:?}");
     assert_eq!(run.stderr.lines().count(), 1, "one line: {run:?}");
     assert!(run.stderr.starts_with("error: "), "{run:?}");
     for needle in needles {
@@ -104,8 +123,7 @@ fn version_is_the_package_version() {
 #[test]
 fn usage_errors_exit_2() {
     for args in [
-        &[][..],
-        &["bogus"],
+        &["bogus"][..],
         &["gen", "--bogus"],
         &["gen", "extra"],
         &["compose"],
@@ -274,11 +292,12 @@ fn gen_formats_of_local_ids() {
 #[test]
 fn gen_int_needs_local() {
     let run = guid(["gen", "--format", "int"]);
-    bad(&run, &["--format int", "--local"]);
+    refused(&run, &["--format int", "--local"]);
     assert_eq!(run.stdout, "");
 }
 
-/// Bad flag values: one line naming the value and what is wrong, status 2.
+/// Bad flag values: one line naming the value and what is wrong, a usage
+/// error.
 #[test]
 fn gen_rejects_bad_values() {
     let cases: [(&[&str], &[&str]); 7] = [
@@ -291,7 +310,7 @@ fn gen_rejects_bad_values() {
             &["--node", "0xfffffffff"],
             &["'0xfffffffff'", "out of range"],
         ),
-        (&["-n", "ten"], &["'ten'", "-n"]),
+        (&["-n", "ten"], &["'ten'", "--count"]),
         (
             &["--drift", "1.0000000001"],
             &["'1.0000000001'", "9 fractional digits"],
@@ -301,10 +320,10 @@ fn gen_rejects_bad_values() {
     ];
     for (flags, needles) in cases {
         let run = guid(["gen"].iter().chain(flags));
-        bad(&run, needles);
+        refused(&run, needles);
         assert_eq!(run.stdout, "", "{flags:?}");
     }
-    bad(
+    refused(
         &guid(["gen", "--drift", "9223372037"]),
         &["'9223372037'", "out of range"],
     );
@@ -441,10 +460,10 @@ fn inspect_reads_standard_input() {
 }
 
 /// Each bad id gets one error line naming it and what is wrong; the others
-/// are still printed, and the status is 2 at the end.
+/// are still printed, and the status is 3 at the end.
 #[test]
 fn inspect_reports_bad_ids_and_goes_on() {
-    let cases: [(&[&str], &str, &[&str]); 20] = [
+    let cases: [(&[&str], &str, &[&str]); 21] = [
         (
             &[],
             "N...0ngIdY...1.!",
@@ -452,6 +471,7 @@ fn inspect_reports_bad_ids_and_goes_on() {
         ),
         (&[], "abc", &["'abc'", "3 characters"]),
         (&[], "", &["''", "0 characters"]),
+        (&[], "x", &["'x'", "not an id form: 1 character,"]),
         (&[], "000000073b13a63000002000", &["drift code 0"]),
         (
             &[],
@@ -567,7 +587,7 @@ fn inspect_names_a_trailing_nul() {
     for (input, message) in cases {
         let stdin = [input, b"\n", G_STRING.as_bytes()].concat();
         let run = guid_stdin(["inspect"], &stdin);
-        assert_eq!(run.code, 2, "{run:?}");
+        assert_eq!(run.code, BAD_ID, "{run:?}");
         assert_eq!(run.stderr, format!("error: invalid id {message}\n"));
         assert_eq!(run.stdout.trim_end(), G_OBJECT);
     }
@@ -595,7 +615,7 @@ fn inspect_reports_an_over_long_line_and_goes_on() {
     ]
     .concat();
     let run = guid_stdin(["inspect"], &input);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.code, BAD_ID, "{}", run.stderr);
     assert_eq!(run.stdout, format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n"));
     let errors: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
@@ -633,7 +653,7 @@ fn inspect_counts_every_line() {
         });
     }
     let run = guid_stdin(["inspect"], input.as_bytes());
-    assert_eq!(run.code, 2);
+    assert_eq!(run.code, BAD_ID);
     assert_eq!(run.stderr.lines().count(), 67);
     assert_eq!(run.lines().len(), 133);
     assert!(run.lines().iter().all(|line| *line == G_OBJECT));
@@ -761,7 +781,7 @@ fn compose_extremes() {
     assert_eq!(run.objects()[0]["time"], "1970-01-01T00:00:00.000000000Z");
 }
 
-/// Bad parts: one line naming the value and what is wrong, status 2.
+/// Bad parts: one line naming the value and what is wrong, a usage error.
 #[test]
 fn compose_rejects_bad_parts() {
     let cases: [(&[&str], &[&str]); 12] = [
@@ -801,7 +821,7 @@ fn compose_rejects_bad_parts() {
     ];
     for (flags, needles) in cases {
         let run = guid(["compose"].iter().chain(flags));
-        bad(&run, needles);
+        refused(&run, needles);
         assert_eq!(run.stdout, "", "{flags:?}");
     }
 }

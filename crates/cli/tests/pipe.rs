@@ -208,7 +208,7 @@ fn refused(flags: &[&str], input: &str, named: &[&str]) -> Run {
     let run = guid(["inspect"].iter().chain(flags).chain([&input]));
     assert_eq!(
         (run.code, run.stdout.as_str()),
-        (2, ""),
+        (3, ""),
         "{flags:?} {input}"
     );
     assert_eq!(run.stderr.lines().count(), 1, "{run:?}");

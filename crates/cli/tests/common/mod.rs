@@ -175,6 +175,6 @@ pub fn check_each(inputs: &[(String, serde_json::Value)], flags: &[&str], run: &
     }
     assert_eq!(objects.next(), None, "{flags:?}: no more objects");
     assert_eq!(errors.next(), None, "{flags:?}: no more errors");
-    assert_eq!(run.code, if refused > 0 { 2 } else { 0 }, "{run:?}");
+    assert_eq!(run.code, if refused > 0 { 3 } else { 0 }, "{run:?}");
     refused
 }

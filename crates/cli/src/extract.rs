@@ -1,0 +1,204 @@
+//! `guid inspect --extract`: the ids in a line of text, such as a log line.
+//!
+//! A token is a maximal run of the bytes ids are written with (ASCII
+//! letters, digits, `.` and `_`). A run written `"*RUN"` is read with its
+//! quotes and star, which only the JSON of a local id has; a run written
+//! `"RUN"` is read as JSON under `--from json`, and alone otherwise (the JSON
+//! of a global id is its sortable string in quotes, so alone it reads the
+//! same). Every other run is read alone. Each is read as `inspect` reads an
+//! id, and is an id when it reads as exactly one.
+//!
+//! Lines arrive in pieces of any size; only the current run is kept, and
+//! only up to the longest id, so a line of any length takes bounded memory.
+
+use crate::form::{self, Form};
+use crate::id::{Id, Kind};
+
+/// The shortest run that can be an id: 11 base62 digits of a local id.
+const RUN_MIN: usize = 11;
+
+/// The longest run that can be an id: 24 hex digits of a global id.
+const RUN_MAX: usize = 24;
+
+/// Whether ids are written with `b`: the sortable string's alphabet, which
+/// holds those of base62, hex and int.
+fn id_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'.' || b == b'_'
+}
+
+/// How a run is enclosed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quote {
+    /// Neither of the others.
+    Bare,
+    /// `"RUN"`.
+    Quoted,
+    /// `"*RUN"`.
+    Star,
+}
+
+/// Splits lines into tokens, one byte at a time.
+#[derive(Debug, Default)]
+pub struct Scanner {
+    /// The current run's first [`RUN_MAX`] bytes.
+    run: [u8; RUN_MAX],
+    /// The current run's length, which may exceed [`RUN_MAX`].
+    len: usize,
+    /// The two bytes before the current run (0 for none).
+    before: [u8; 2],
+    /// The last two bytes of this line (0 for none).
+    last: [u8; 2],
+}
+
+/// A run that may be an id, with how it was enclosed.
+#[derive(Debug)]
+pub struct Token<'a> {
+    /// The run, without quotes.
+    run: &'a [u8],
+    /// Its quotes.
+    quote: Quote,
+}
+
+impl Scanner {
+    /// Takes the next byte of the line; a run it ends may be an id.
+    pub fn byte(&mut self, b: u8) -> Option<Token<'_>> {
+        let before = self.last;
+        self.last = [before[1], b];
+        if id_byte(b) {
+            if self.len == 0 {
+                self.before = before;
+            }
+            if let Some(slot) = self.run.get_mut(self.len) {
+                *slot = b;
+            }
+            self.len = self.len.saturating_add(1);
+            return None;
+        }
+        self.end(Some(b))
+    }
+
+    /// Ends the line; its last run may be an id.
+    pub fn end_line(&mut self) -> Option<Token<'_>> {
+        self.last = [0; 2];
+        self.end(None)
+    }
+
+    /// Ends the current run, which `after` follows: a token if its length
+    /// is one an id can have.
+    fn end(&mut self, after: Option<u8>) -> Option<Token<'_>> {
+        let len = std::mem::take(&mut self.len);
+        if !(RUN_MIN..=RUN_MAX).contains(&len) {
+            return None;
+        }
+        let quote = match (self.before, after) {
+            ([b'"', b'*'], Some(b'"')) => Quote::Star,
+            ([_, b'"'], Some(b'"')) => Quote::Quoted,
+            _ => Quote::Bare,
+        };
+        Some(Token {
+            run: &self.run[..len],
+            quote,
+        })
+    }
+}
+
+impl Token<'_> {
+    /// The id this token is, if it reads as exactly one under the flags.
+    pub fn id(&self, kind: Option<Kind>, from: Option<Form>) -> Option<Id> {
+        let quoted = |star: bool| {
+            let mut text = [0; RUN_MAX + 3];
+            let open: &[u8] = if star { b"\"*" } else { b"\"" };
+            let len = open.len() + self.run.len() + 1;
+            text[..open.len()].copy_from_slice(open);
+            text[open.len()..len - 1].copy_from_slice(self.run);
+            text[len - 1] = b'"';
+            form::find(&text[..len], kind, from)
+        };
+        match self.quote {
+            Quote::Star => quoted(true),
+            Quote::Quoted if from == Some(Form::Json) => quoted(false),
+            _ => form::find(self.run, kind, from),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tokens of `line`, as text with the quotes they are read with.
+    fn tokens(line: &[u8]) -> Vec<String> {
+        let mut scanner = Scanner::default();
+        let mut found = Vec::new();
+        let mut keep = |token: Option<Token<'_>>| {
+            if let Some(t) = token {
+                let run = String::from_utf8_lossy(t.run);
+                found.push(match t.quote {
+                    Quote::Bare => run.into_owned(),
+                    Quote::Quoted => format!("\"{run}\""),
+                    Quote::Star => format!("\"*{run}\""),
+                });
+            }
+        };
+        for &b in line {
+            keep(scanner.byte(b));
+        }
+        keep(scanner.end_line());
+        found
+    }
+
+    #[test]
+    fn tokens_are_maximal_runs_of_id_bytes() {
+        assert_eq!(
+            tokens(b"order=N...0ngIdY...1.. at 2025-06-01T10:00:00.123456789Z ok"),
+            ["N...0ngIdY...1..", "00.123456789Z"]
+        );
+        // Too short, too long, and 11 to 24 bytes at the ends of the line.
+        assert_eq!(
+            tokens(b"8F0M5kuYtDE ab 0123456789012345678901234 cdfbqcXW5qATldeS"),
+            ["8F0M5kuYtDE", "cdfbqcXW5qATldeS"]
+        );
+        assert_eq!(
+            tokens(br#"{"a":"N...0ngIdY...1..","b":"*N............1..","c":*N............1..}"#),
+            [
+                r#""N...0ngIdY...1..""#,
+                r#""*N............1..""#,
+                "N............1.."
+            ]
+        );
+        assert_eq!(tokens(b""), Vec::<String>::new());
+    }
+
+    /// A run far longer than any id is dropped without being kept.
+    #[test]
+    fn a_long_run_is_no_token() {
+        let mut line = vec![b'a'; 1 << 20];
+        line.extend_from_slice(b" 8F0M5kuYtDE");
+        assert_eq!(tokens(&line), ["8F0M5kuYtDE"]);
+    }
+
+    #[test]
+    fn tokens_read_as_inspect_reads() {
+        let id = |line: &[u8], from: Option<Form>| {
+            let mut scanner = Scanner::default();
+            let mut ids = Vec::new();
+            for &b in line {
+                ids.extend(scanner.byte(b).and_then(|t| t.id(None, from)));
+            }
+            ids.extend(scanner.end_line().and_then(|t| t.id(None, from)));
+            ids
+        };
+        let local = form::decode(b"5...........1...", None, None).ok();
+        assert_eq!(id(br#"x="*N............1..""#, None), Vec::from_iter(local));
+        let global = form::decode(b"N...0ngIdY...1..", None, None).ok();
+        assert!(global.is_some());
+        for from in [None, Some(Form::Json), Some(Form::String)] {
+            assert_eq!(
+                id(br#"x="N...0ngIdY...1..""#, from),
+                Vec::from_iter(global),
+                "{from:?}"
+            );
+        }
+        assert_eq!(id(b"N...0ngIdY...1..", Some(Form::Json)), []);
+    }
+}
