@@ -92,9 +92,16 @@ mod sync;
 mod time;
 mod traits;
 
-#[cfg(feature = "serde")]
+/// Optional integrations, one file each, behind the feature of its name.
 mod external {
+    #[cfg(feature = "postgres")]
+    mod postgres_support;
+    #[cfg(feature = "rusqlite")]
+    mod rusqlite_support;
+    #[cfg(feature = "serde")]
     pub(crate) mod serde_support;
+    #[cfg(feature = "sqlx")]
+    mod sqlx_support;
 }
 
 use std::sync::LazyLock;

@@ -1,0 +1,214 @@
+//! Ids in a real PostgreSQL through tokio-postgres (the `postgres` feature)
+//! and sqlx (the `sqlx` feature): round trips, `ORDER BY` equal to the id
+//! order, range queries by time, and bad values as typed errors.
+
+mod support;
+
+use guid::{Guid, Luid};
+use support::{guids, luids, made_since, sorted, timeline};
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+const TABLES: &str = "
+    CREATE TABLE g (id BYTEA PRIMARY KEY);
+    CREATE TABLE l (id BYTEA PRIMARY KEY);
+    CREATE TABLE li (id INT8 PRIMARY KEY);";
+
+/// Every id of every drift code, sequence edge and clock direction goes
+/// through tokio-postgres and comes back equal, in id order.
+#[test]
+fn tokio_postgres_keeps_ids_and_their_order() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        tokio::spawn(connection);
+        db.batch_execute(TABLES).await.unwrap();
+
+        let (g, l) = (guids(), luids());
+        for id in &g {
+            db.execute("INSERT INTO g VALUES ($1)", &[id])
+                .await
+                .unwrap();
+        }
+        for id in &l {
+            db.execute("INSERT INTO l VALUES ($1)", &[id])
+                .await
+                .unwrap();
+            db.execute("INSERT INTO li VALUES ($1)", &[&id.to_i64()])
+                .await
+                .unwrap();
+        }
+
+        let rows = db.query("SELECT id FROM g ORDER BY id", &[]).await.unwrap();
+        let back: Vec<Guid> = rows.iter().map(|r| r.get(0)).collect();
+        assert_eq!(back, sorted(&g));
+        let rows = db.query("SELECT id FROM l ORDER BY id", &[]).await.unwrap();
+        let back: Vec<Luid> = rows.iter().map(|r| r.get(0)).collect();
+        assert_eq!(back, sorted(&l));
+        let rows = db
+            .query("SELECT id FROM li ORDER BY id", &[])
+            .await
+            .unwrap();
+        let back: Vec<Luid> = rows
+            .iter()
+            .map(|r| Luid::from_i64(r.get(0)).unwrap())
+            .collect();
+        assert_eq!(back, sorted(&l));
+    });
+}
+
+/// `WHERE id >= from_time(t)` returns exactly the ids made at or after `t`,
+/// in both the byte and the signed integer column.
+#[test]
+fn tokio_postgres_range_queries_by_time() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        tokio::spawn(connection);
+        db.batch_execute(TABLES).await.unwrap();
+        let (ids, t) = timeline();
+        for id in &ids {
+            db.execute("INSERT INTO l VALUES ($1)", &[id])
+                .await
+                .unwrap();
+            db.execute("INSERT INTO li VALUES ($1)", &[&id.to_i64()])
+                .await
+                .unwrap();
+        }
+        let since = Luid::from_time(t, guid::Drift::DEFAULT);
+        let expected = made_since(&ids, t);
+        assert!(!expected.is_empty() && expected.len() < ids.len());
+
+        let rows = db
+            .query("SELECT id FROM l WHERE id >= $1 ORDER BY id", &[&since])
+            .await
+            .unwrap();
+        let got: Vec<Luid> = rows.iter().map(|r| r.get(0)).collect();
+        assert_eq!(got, expected);
+        let rows = db
+            .query(
+                "SELECT id FROM li WHERE id >= $1 ORDER BY id",
+                &[&since.to_i64()],
+            )
+            .await
+            .unwrap();
+        let got: Vec<Luid> = rows
+            .iter()
+            .map(|r| Luid::from_i64(r.get(0)).unwrap())
+            .collect();
+        assert_eq!(got, expected);
+    });
+}
+
+/// A value of the wrong length or with drift code 0 is an error from
+/// `try_get`, not a panic, and a column of another type is refused.
+#[test]
+fn tokio_postgres_bad_values_are_errors() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        tokio::spawn(connection);
+        let row = db
+            .query_one(
+                "SELECT '\\x00ff'::bytea, '\\x000000000000000000000000'::bytea, 7::int8, 'x'::text",
+                &[],
+            )
+            .await
+            .unwrap();
+        let short = row.try_get::<_, Guid>(0).unwrap_err();
+        assert!(short.to_string().contains("error deserializing"), "{short}");
+        assert!(row.try_get::<_, Luid>(0).is_err());
+        let drift = row.try_get::<_, Guid>(1).unwrap_err();
+        assert!(format!("{drift:?}").contains("Drift"), "{drift:?}");
+        assert!(
+            row.try_get::<_, Luid>(2).is_err(),
+            "INT8 is read with from_i64"
+        );
+        assert!(
+            row.try_get::<_, Guid>(3).is_err(),
+            "TEXT is not an id column"
+        );
+    });
+}
+
+/// The same round trip, order and range query through sqlx.
+#[test]
+fn sqlx_postgres_keeps_ids_order_and_ranges() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    runtime().block_on(async {
+        use sqlx::Connection;
+        let mut db = sqlx::PgConnection::connect(&server.url())
+            .await
+            .expect("connect");
+        sqlx::raw_sql(TABLES).execute(&mut db).await.unwrap();
+        let (g, l) = (guids(), luids());
+        for id in &g {
+            sqlx::query("INSERT INTO g VALUES ($1)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        for id in &l {
+            sqlx::query("INSERT INTO l VALUES ($1)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        let back: Vec<Guid> = sqlx::query_scalar("SELECT id FROM g ORDER BY id")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(back, sorted(&g));
+        let back: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l ORDER BY id")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(back, sorted(&l));
+
+        sqlx::raw_sql("TRUNCATE l").execute(&mut db).await.unwrap();
+        let (ids, t) = timeline();
+        for id in &ids {
+            sqlx::query("INSERT INTO l VALUES ($1)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        let since = Luid::from_time(t, guid::Drift::DEFAULT);
+        let got: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l WHERE id >= $1 ORDER BY id")
+            .bind(since)
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(got, made_since(&ids, t));
+
+        let bad = sqlx::query_scalar::<_, Guid>("SELECT '\\x00ff'::bytea")
+            .fetch_one(&mut db)
+            .await;
+        assert!(
+            matches!(bad, Err(sqlx::Error::ColumnDecode { .. })),
+            "{bad:?}"
+        );
+    });
+}

@@ -1,0 +1,172 @@
+//! Ids in SQLite through rusqlite (the `rusqlite` feature) and sqlx (the
+//! `sqlx` feature): round trips, `ORDER BY` equal to the id order, range
+//! queries by time, and bad values as typed errors.
+
+mod support;
+
+use guid::{Guid, Luid};
+use rusqlite::{Connection, params};
+use support::{guids, luids, made_since, sorted, timeline};
+
+const TABLES: &str = "
+    CREATE TABLE g (id BLOB PRIMARY KEY);
+    CREATE TABLE l (id BLOB PRIMARY KEY);
+    CREATE TABLE li (id INTEGER PRIMARY KEY);";
+
+fn column<T: rusqlite::types::FromSql>(
+    db: &Connection,
+    sql: &str,
+    arg: impl rusqlite::ToSql,
+) -> Vec<T> {
+    let mut query = db.prepare(sql).unwrap();
+    let rows = query.query_map([arg], |r| r.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// Every id of every drift code, sequence edge and clock direction goes
+/// through rusqlite and comes back equal, in id order, in both columns.
+#[test]
+fn rusqlite_keeps_ids_and_their_order() {
+    let db = Connection::open_in_memory().unwrap();
+    db.execute_batch(TABLES).unwrap();
+    let (g, l) = (guids(), luids());
+    for id in &g {
+        db.execute("INSERT INTO g VALUES (?1)", [id]).unwrap();
+    }
+    for id in &l {
+        db.execute("INSERT INTO l VALUES (?1)", [id]).unwrap();
+        db.execute("INSERT INTO li VALUES (?1)", [id.to_i64()])
+            .unwrap();
+    }
+    let back: Vec<Guid> = column(&db, "SELECT id FROM g WHERE ?1 ORDER BY id", 1);
+    assert_eq!(back, sorted(&g));
+    let back: Vec<Luid> = column(&db, "SELECT id FROM l WHERE ?1 ORDER BY id", 1);
+    assert_eq!(back, sorted(&l));
+    let back: Vec<i64> = column(&db, "SELECT id FROM li WHERE ?1 ORDER BY id", 1);
+    let back: Vec<Luid> = back
+        .into_iter()
+        .map(|v| Luid::from_i64(v).unwrap())
+        .collect();
+    assert_eq!(back, sorted(&l));
+}
+
+/// `WHERE id >= from_time(t)` returns exactly the ids made at or after `t`.
+#[test]
+fn rusqlite_range_queries_by_time() {
+    let db = Connection::open_in_memory().unwrap();
+    db.execute_batch(TABLES).unwrap();
+    let (ids, t) = timeline();
+    for id in &ids {
+        db.execute("INSERT INTO l VALUES (?1)", [id]).unwrap();
+        db.execute("INSERT INTO li VALUES (?1)", [id.to_i64()])
+            .unwrap();
+    }
+    let since = Luid::from_time(t, guid::Drift::DEFAULT);
+    let expected = made_since(&ids, t);
+    assert!(!expected.is_empty() && expected.len() < ids.len());
+    let got: Vec<Luid> = column(&db, "SELECT id FROM l WHERE id >= ?1 ORDER BY id", since);
+    assert_eq!(got, expected);
+    let got: Vec<i64> = column(
+        &db,
+        "SELECT id FROM li WHERE id >= ?1 ORDER BY id",
+        since.to_i64(),
+    );
+    let got: Vec<Luid> = got
+        .into_iter()
+        .map(|v| Luid::from_i64(v).unwrap())
+        .collect();
+    assert_eq!(got, expected);
+}
+
+/// A blob of the wrong length, a drift code of 0, an integer or text is an
+/// error from `get`, not a panic.
+#[test]
+fn rusqlite_bad_values_are_errors() {
+    let db = Connection::open_in_memory().unwrap();
+    let row = |sql: &str| -> (rusqlite::Result<Guid>, rusqlite::Result<Luid>) {
+        db.query_row(sql, params![], |r| Ok((r.get(0), r.get(0))))
+            .unwrap()
+    };
+    let (g, l) = row("SELECT x'00ff'");
+    let message = g.unwrap_err().to_string();
+    assert!(
+        message.contains("12 byte value out of 2 byte blob"),
+        "{message}"
+    );
+    assert!(l.is_err());
+    let (g, _) = row("SELECT x'000000000000000000000000'");
+    assert!(g.unwrap_err().to_string().contains("drift"));
+    let (g, l) = row("SELECT 7");
+    assert!(g.is_err() && l.is_err());
+    let (g, _) = row("SELECT 'NkHHyvq1H59MZmlU'");
+    assert!(g.is_err(), "text is not an id column");
+}
+
+/// The same round trip, order and range query through sqlx's SQLite driver.
+#[test]
+fn sqlx_sqlite_keeps_ids_order_and_ranges() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        use sqlx::Connection;
+        let mut db = sqlx::SqliteConnection::connect("sqlite::memory:")
+            .await
+            .unwrap();
+        sqlx::raw_sql(TABLES).execute(&mut db).await.unwrap();
+        let (g, l) = (guids(), luids());
+        for id in &g {
+            sqlx::query("INSERT INTO g VALUES (?)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        for id in &l {
+            sqlx::query("INSERT INTO l VALUES (?)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        let back: Vec<Guid> = sqlx::query_scalar("SELECT id FROM g ORDER BY id")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(back, sorted(&g));
+        let back: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l ORDER BY id")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(back, sorted(&l));
+
+        sqlx::raw_sql("DELETE FROM l")
+            .execute(&mut db)
+            .await
+            .unwrap();
+        let (ids, t) = timeline();
+        for id in &ids {
+            sqlx::query("INSERT INTO l VALUES (?)")
+                .bind(id)
+                .execute(&mut db)
+                .await
+                .unwrap();
+        }
+        let since = Luid::from_time(t, guid::Drift::DEFAULT);
+        let got: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l WHERE id >= ? ORDER BY id")
+            .bind(since)
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(got, made_since(&ids, t));
+
+        let bad = sqlx::query_scalar::<_, Guid>("SELECT x'00ff'")
+            .fetch_one(&mut db)
+            .await;
+        assert!(
+            matches!(bad, Err(sqlx::Error::ColumnDecode { .. })),
+            "{bad:?}"
+        );
+    });
+}
