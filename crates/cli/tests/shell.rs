@@ -85,7 +85,10 @@ fn bash_completion_completes() {
         "string base62 hex json int"
     );
     let shells = complete("guid completions ''", 2);
-    assert!(shells.ends_with("bash elvish fish powershell zsh"), "{shells}");
+    assert!(
+        shells.ends_with("bash elvish fish powershell zsh"),
+        "{shells}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,0 +1,258 @@
+//! `guid inspect --extract`: every id in lines of text, such as logs.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use common::{command, guid, guid_stdin, object_g, object_l};
+use guid::{Drift, Guid, Luid};
+use serde_json::{Value, json};
+
+/// 2025-06-01T10:00:00Z in Unix nanoseconds.
+const T: u64 = 1_748_772_000_000_000_000;
+
+/// The ids of the log, one of each kind and form.
+struct Ids {
+    /// Printed as its sortable string and as JSON.
+    order: Guid,
+    /// Drift code 7: 17 base62 digits, which no other form has.
+    payment: Guid,
+    /// Printed as hex.
+    request: Guid,
+    /// Printed as its local string.
+    slot: Luid,
+    /// Printed as base62.
+    key: Luid,
+    /// Printed as int.
+    version: Luid,
+    /// Printed as JSON.
+    parcel: Luid,
+}
+
+fn ids() -> Ids {
+    let d7 = Drift::new(7).expect("drift code 7");
+    Ids {
+        order: Guid::compose(0x5305_1caf, T, 7, Drift::DEFAULT).expect("id"),
+        payment: Guid::compose(0x0bad_cafe, T + 512_000_000, 1, d7).expect("id"),
+        request: Guid::compose(42, T + 1_003_000_000, 0, Drift::DEFAULT).expect("id"),
+        slot: Luid::compose(T + 4_250_000_000, 3, Drift::DEFAULT).expect("id"),
+        key: Luid::compose(T + 4_000_000_000, 99, Drift::DEFAULT).expect("id"),
+        version: Luid::compose(T + 3_000_000_000, 12, Drift::DEFAULT).expect("id"),
+        parcel: Luid::compose(T + 2_000_000_000, 5, Drift::DEFAULT).expect("id"),
+    }
+}
+
+/// A log with ids of every form, several on a line, words that are no
+/// ids, a blank line and lines with no id; and the objects it holds, with
+/// their line numbers.
+fn log(ids: &Ids) -> (String, Vec<Value>) {
+    let hex = |bytes: &[u8]| data_encoding::HEXLOWER.encode(bytes);
+    let json = |text: String| serde_json::to_string(&text).expect("json");
+    let o = ids.order;
+    let lines = [
+        format!("2025-06-01T10:00:00.000Z INFO  order created order={o} user=alice items=3"),
+        format!(
+            "2025-06-01T10:00:00.512Z INFO  payment accepted payment={} order={o} amount=12.50 currency=EUR",
+            ids.payment.to_base62()
+        ),
+        format!(
+            "2025-06-01T10:00:01.003Z WARN  retrying request_id={} after=250ms attempt=2",
+            hex(&ids.request.to_bytes())
+        ),
+        format!(
+            r#"{{"ts":"2025-06-01T10:00:02Z","level":"info","msg":"shipped","order":{},"parcel":{}}}"#,
+            serde_json::to_string(&o).expect("json"),
+            serde_json::to_string(&ids.parcel).expect("json"),
+        ),
+        "2025-06-01T10:00:03.000Z INFO  configuration reloaded from /etc/app/config.toml in 35ms (initializeServices, HelloWorld123)".to_owned(),
+        String::new(),
+        format!(
+            "2025-06-01T10:00:04.250Z DEBUG cache hit key={} slot={} version={}",
+            ids.key.to_base62(),
+            ids.slot,
+            ids.version.to_u64()
+        ),
+        // A UUID, a word that reads as two ids, an id the sentence's '.'
+        // touches, and a quoted id in a message.
+        format!(
+            "2025-06-01T10:00:05Z ERROR request 550e8400-e29b-41d4-a716-446655440000 failed: \
+             configurationXYZ, see order {o}. msg={}",
+            json(o.to_string())
+        ),
+    ];
+    let at = |line: u64, mut object: Value| {
+        object
+            .as_object_mut()
+            .expect("object")
+            .insert("line".into(), json!(line));
+        object
+    };
+    let found = vec![
+        at(1, object_g(o)),
+        at(2, object_g(ids.payment)),
+        at(2, object_g(o)),
+        at(3, object_g(ids.request)),
+        at(4, object_g(o)),
+        at(4, object_l(ids.parcel)),
+        at(7, object_l(ids.key)),
+        at(7, object_l(ids.slot)),
+        at(7, object_l(ids.version)),
+        at(8, object_g(o)),
+    ];
+    (lines.join("\n") + "\n", found)
+}
+
+/// The printed objects without their `time` text (checked separately to
+/// be a string), each with `line` first.
+fn objects(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| {
+            assert!(line.starts_with(r#"{"line":"#), "{line}");
+            let mut o: Value = serde_json::from_str(line).expect("a JSON object per line");
+            let time = o.as_object_mut().and_then(|o| o.remove("time"));
+            assert!(time.is_some_and(|t| t.is_string()), "{line}");
+            o
+        })
+        .collect()
+}
+
+/// Every id of the log is found, in order, with its line; nothing else is,
+/// and nothing is reported.
+#[test]
+fn extract_finds_every_id_in_a_log() {
+    let ids = ids();
+    let (text, found) = log(&ids);
+    // Each form is one the id was printed in.
+    assert!(ids.payment.to_base62().len() == 17);
+    let run = guid_stdin(["inspect", "--extract"], text.as_bytes());
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert_eq!(objects(&run.stdout), found, "{}", run.stdout);
+
+    // The same as arguments, one line each; `-` reads the log there.
+    let lines: Vec<&str> = text.lines().collect();
+    let run = guid_stdin(
+        ["inspect", "--extract", lines[0], "-", lines[1]],
+        text.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let got = objects(&run.stdout);
+    assert_eq!(got.len(), 1 + found.len() + 2);
+    assert_eq!(got[0]["line"], 1);
+    assert_eq!(got[1]["line"], 2);
+    assert_eq!(got[found.len() + 1]["line"], 2 + lines.len() as u64);
+}
+
+/// The flags narrow the readings as for one id: local ids only, or one form.
+#[test]
+fn extract_with_as_and_from() {
+    let ids = ids();
+    let (text, found) = log(&ids);
+    let run = guid_stdin(["inspect", "--extract", "--as", "l"], text.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let locals: Vec<Value> = found.iter().filter(|o| o["kind"] == "l").cloned().collect();
+    assert_eq!(objects(&run.stdout), locals);
+
+    // Under --from json only quoted ids are found, global ones too.
+    let run = guid_stdin(["inspect", "--extract", "--from", "json"], text.as_bytes());
+    let lines: Vec<Value> = objects(&run.stdout)
+        .iter()
+        .map(|o| o["line"].clone())
+        .collect();
+    assert_eq!(lines, [json!(4), json!(4), json!(8)]);
+}
+
+/// A 16-character string without '.' or '_' also reads as base62: skipped,
+/// unless the form is given.
+#[test]
+fn extract_skips_what_reads_as_two_ids() {
+    let line = "2025-06-01T10:00:06Z INFO order=NkHHyvq1H59MZmlU user=bob\n";
+    let run = guid_stdin(["inspect", "--extract"], line.as_bytes());
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    let run = guid_stdin(
+        ["inspect", "--extract", "--from", "string"],
+        line.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let one = guid(["inspect", "--from", "string", "NkHHyvq1H59MZmlU"]);
+    assert_eq!(
+        run.stdout,
+        one.stdout.replacen('{', r#"{"line":1,"#, 1),
+        "{run:?}"
+    );
+}
+
+/// A line of any length is searched whole, without the 1024-byte limit of
+/// one id per line, and the lines after it keep their numbers.
+#[test]
+fn extract_searches_long_lines() {
+    let o = ids().order;
+    let mut text = format!("first={o} ").into_bytes();
+    text.extend(std::iter::repeat_n(b"lorem ipsum ".as_slice(), 400_000).flatten());
+    text.extend(format!("last={o}\nnext={o}\n").bytes());
+    // A run of id characters longer than any id, then an id.
+    text.extend(std::iter::repeat_n(b'a', 3 << 20));
+    text.extend(format!(" after={o}").bytes());
+    let run = guid_stdin(["inspect", "--extract"], &text);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let lines: Vec<Value> = objects(&run.stdout)
+        .iter()
+        .map(|o| o["line"].clone())
+        .collect();
+    assert_eq!(lines, [json!(1), json!(1), json!(2), json!(3)]);
+    assert!(objects(&run.stdout).iter().all(|got| {
+        let mut got = got.clone();
+        got.as_object_mut().and_then(|g| g.remove("line"));
+        got == object_g(o)
+    }));
+}
+
+/// Ids are printed as their line arrives, as `tail -f app.log | guid
+/// inspect --extract` needs.
+#[test]
+fn extract_follows_a_growing_log() {
+    let o = ids().order;
+    let mut child = command(["inspect", "--extract"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for n in 1..=3 {
+        writeln!(stdin, "tick {n} id={o}").expect("written");
+        stdin.flush().expect("flushed");
+        let mut line = String::new();
+        stdout
+            .read_line(&mut line)
+            .expect("an object before more input");
+        assert!(
+            line.starts_with(&format!(r#"{{"line":{n},"kind":"g""#)),
+            "{line}"
+        );
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("ends");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// Bytes that are not UTF-8, NULs and CRLF endings are text like any other.
+#[test]
+fn extract_takes_any_bytes() {
+    let o = ids().order;
+    let mut text = b"\xff\xfe\x00garbage ".to_vec();
+    text.extend(format!("id={o}\r\n\x00{o}").bytes());
+    text.extend(b"\x80\n");
+    let run = guid_stdin(["inspect", "--extract"], &text);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    let lines: Vec<Value> = objects(&run.stdout)
+        .iter()
+        .map(|o| o["line"].clone())
+        .collect();
+    assert_eq!(lines, [json!(1), json!(2)]);
+}
