@@ -7,9 +7,10 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use guid::flake::{self, Layout};
 
+use crate::config::{Config, EtcdLease, Listeners};
 use crate::error::Error;
 use crate::log::Log;
-use crate::server::{Config, Listeners, run};
+use crate::server::run;
 
 /// The flags of `guid serve` (noeqd's `-l`, `-d`, `-w`, `-t`, and more).
 ///
@@ -103,8 +104,10 @@ pub struct ServeArgs {
     #[arg(short = 'q', long)]
     pub quiet: bool,
 
-    /// Lease the node id from etcd at these comma-separated URLs instead of -d/-w/--node.
-    #[cfg(feature = "etcd")]
+    // The etcd flags are there without the `etcd` feature too: `--etcd` is
+    // then refused by `Config::check` with a line saying how to get it.
+    /// Lease the node id from etcd at these comma-separated URLs instead of
+    /// -d/-w/--node (needs the `etcd` feature).
     #[arg(
         long,
         value_name = "ENDPOINTS",
@@ -114,12 +117,10 @@ pub struct ServeArgs {
     pub etcd: Vec<String>,
 
     /// etcd key prefix under which servers lease distinct node ids.
-    #[cfg(feature = "etcd")]
     #[arg(long, value_name = "P", default_value = "/guid", requires = "etcd")]
     pub prefix: String,
 
     /// TTL of the etcd lease: ids stop within it when etcd is unreachable.
-    #[cfg(feature = "etcd")]
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "etcd")]
     pub lease_ttl: Duration,
 }
@@ -201,8 +202,7 @@ impl ServeArgs {
             state: self.state.clone(),
             busy_poll: self.busy_poll,
             log: !self.quiet,
-            #[cfg(feature = "etcd")]
-            etcd: (!self.etcd.is_empty()).then(|| crate::lease::EtcdLease {
+            etcd: (!self.etcd.is_empty()).then(|| EtcdLease {
                 endpoints: self.etcd.clone(),
                 prefix: self.prefix.clone(),
                 ttl: self.lease_ttl,
@@ -394,7 +394,6 @@ mod tests {
         assert!(parse(&["--unit", "0ms"]).unwrap().config().is_err());
     }
 
-    #[cfg(feature = "etcd")]
     #[test]
     fn etcd_flags() {
         let a = parse(&[

@@ -49,46 +49,24 @@ impl Id for Guid {
 }
 
 /// Why the client could not hand out ids.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// No address was given, or none resolved.
+    #[error("no address to connect to")]
     NoAddress,
     /// The token is longer than the protocol's 255 bytes.
+    #[error("token is {0} bytes, the protocol allows at most 255")]
     TokenTooLong(usize),
     /// Every attempt failed: the retry budget of one call is spent.
+    #[error("every address failed ({attempts} attempts), last: {last}")]
     Failed {
         /// Connections tried or broken during the call.
         attempts: u32,
         /// The last error met.
+        #[source]
         last: io::Error,
     },
-}
-
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClientError::NoAddress => f.write_str("no address to connect to"),
-            ClientError::TokenTooLong(n) => {
-                write!(f, "token is {n} bytes, the protocol allows at most 255")
-            }
-            ClientError::Failed { attempts, last } => {
-                write!(
-                    f,
-                    "every address failed ({attempts} attempts), last: {last}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for ClientError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ClientError::Failed { last, .. } => Some(last),
-            _ => None,
-        }
-    }
 }
 
 /// Requests sent at once by [`Client::fill`] before reading the replies.

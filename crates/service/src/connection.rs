@@ -19,10 +19,11 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::clock::{FlakeClock, Refused};
 use crate::gate::{Seat, Waiting};
 use crate::protocol::MAX_IDS;
-use crate::server::{Counts, Flake, Kind, Refused, Shared};
 use crate::session::{Close, Next, Session};
+use crate::shared::{Counts, Kind, Shared};
 
 /// Replies are written once this much is made.
 const FLUSH_AT: usize = 32 * 1024;
@@ -256,7 +257,7 @@ struct Conn<'a> {
     shared: &'a Shared,
     /// The 64-bit clock when the connection opened: a connection never
     /// mixes the ids of two leases.
-    flake: Arc<Flake>,
+    flake: Arc<FlakeClock>,
     kind: Kind,
     session: Session<'a>,
     /// Held once served (at once without a token, else from its auth).
@@ -298,7 +299,7 @@ impl Conn<'_> {
                     Next::Ids(n) => usize::from(n.get()),
                 };
                 if self.kind == Kind::Flake {
-                    let pace = self.flake.clock.pace(n);
+                    let pace = self.flake.pace(n);
                     if !pace.is_zero() {
                         step = Step::Pace(pace); // answered after the wait
                         break;
@@ -342,7 +343,7 @@ impl Conn<'_> {
                     #[cfg(feature = "etcd")]
                     Refused::Lease => End::Lease,
                 })?;
-                shared.issued_flake(&self.flake.clock);
+                shared.issued_flake(&self.flake);
                 for id in &ids[..n] {
                     out.extend_from_slice(&id.to_be_bytes());
                 }

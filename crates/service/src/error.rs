@@ -1,14 +1,14 @@
 //! The service's error type.
 
-use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
 /// Why the service could not start or stopped with an error.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// An I/O operation failed.
+    #[error("{what}: {source}")]
     Io {
         /// What the service was doing.
         what: String,
@@ -17,6 +17,7 @@ pub enum Error {
     },
     /// The state file holds something that is not a horizon, or a time the
     /// clocks cannot start after.
+    #[error("--state {}: {why}", path.display())]
     State {
         /// The file.
         path: PathBuf,
@@ -24,9 +25,11 @@ pub enum Error {
         why: String,
     },
     /// A setting is invalid (the message names its `guid serve` flag).
+    #[error("{0}")]
     Config(String),
     /// An id could not be laid out (a node id too large for the layout).
-    Clock(guid::Error),
+    #[error("clock: {0}")]
+    Clock(#[from] guid::Error),
 }
 
 impl Error {
@@ -35,32 +38,5 @@ impl Error {
             what: what.into(),
             source,
         }
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Io { what, source } => write!(f, "{what}: {source}"),
-            Error::State { path, why } => write!(f, "--state {}: {why}", path.display()),
-            Error::Config(why) => f.write_str(why),
-            Error::Clock(e) => write!(f, "clock: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io { source, .. } => Some(source),
-            Error::Clock(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<guid::Error> for Error {
-    fn from(e: guid::Error) -> Self {
-        Error::Clock(e)
     }
 }

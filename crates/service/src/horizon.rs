@@ -129,8 +129,8 @@ impl Horizon {
 /// 255 ids may spill into the units after the one they start in (at least
 /// a millisecond, for the 96-bit ids).
 pub(crate) fn span(layout: Layout) -> u64 {
-    let unit = u64::try_from(layout.unit().as_nanos()).unwrap_or(u64::MAX);
-    unit.saturating_mul(2 + (255 >> layout.seq_bits()))
+    guid::nanos(layout.unit())
+        .saturating_mul(2 + (255 >> layout.seq_bits()))
         .max(1_000_000)
 }
 

@@ -3,111 +3,97 @@
 //! shutdown. Ids come from the lease's own clock, so the service fences
 //! them as the library does: the horizon is moved as ids near it, and a
 //! reply waits for it rather than being refused.
+//!
+//! The server meets the lease in three places: [`clock`] before it
+//! serves, [`Lease::keep`] once the connections share the clock, and
+//! [`Keeper::release`] after they are done.
 
-use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use etcd_client::{Client, ConnectOptions};
 use guid::flake::{self, Layout};
-use kguid_etcd::{Error as LeaseError, LeasedFlakeClock, NodeLease};
+use kguid_etcd::{Error as LeaseError, NodeLease};
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
+use crate::clock::FlakeClock;
+use crate::config::EtcdLease;
 use crate::error::Error;
 use crate::log::{Log, Recurring};
-use crate::server::{Flake, Refused, Shared};
+use crate::shared::Shared;
 
-/// Where and how the 64-bit node id is leased.
-#[derive(Clone, Debug)]
-pub struct EtcdLease {
-    /// etcd client URLs, e.g. `http://127.0.0.1:2379`.
-    pub endpoints: Vec<String>,
-    /// Key prefix shared by the servers that must get distinct node ids.
-    pub prefix: String,
-    /// Lease TTL: how long after a crash the node id stays taken, and how
-    /// long etcd may be unreachable before ids stop.
-    pub ttl: Duration,
+/// A node id leased from etcd, with what it takes to lease one again.
+pub(crate) struct Lease {
+    client: Client,
+    settings: EtcdLease,
+    /// The clock's builder without the node and horizon of a lease: what
+    /// a new lease's clock is built from.
+    template: flake::Builder,
 }
 
-/// The 64-bit clock: a plain one, or the clock of a lease (with the lease,
-/// kept until the clock goes). Reads reach the clock inside.
-pub(crate) enum FlakeClock {
-    Plain(flake::Clock),
-    Leased {
-        clock: LeasedFlakeClock,
-        lease: Arc<NodeLease>,
-    },
-}
+/// The task that keeps the lease while the server serves.
+pub(crate) struct Keeper(JoinHandle<()>);
 
-impl FlakeClock {
-    /// A clock from `builder`, the lease's when there is one: started
-    /// after its horizon, with the horizon moved past the start.
-    pub(crate) async fn new(
-        builder: flake::Builder,
-        lease: Option<&Arc<NodeLease>>,
-    ) -> Result<FlakeClock, Error> {
-        let Some(lease) = lease else {
-            return Ok(FlakeClock::Plain(builder.build()?));
-        };
-        match FlakeClock::leased(Arc::clone(lease), builder).await {
-            Ok(clock) => Ok(clock),
-            Err(LeaseError::Id(e)) => Err(Error::Clock(e)),
-            Err(e) => Err(Error::Config(format!(
+/// The 64-bit clock of `builder` (for `layout`); with `settings`, the
+/// clock of a node id leased now: started after its horizon, with the
+/// horizon moved past the start.
+pub(crate) async fn clock(
+    settings: Option<&EtcdLease>,
+    layout: Layout,
+    builder: flake::Builder,
+    log: Log,
+) -> Result<(FlakeClock, Option<Lease>), Error> {
+    let Some(settings) = settings else {
+        return Ok((FlakeClock::Plain(builder.build()?), None));
+    };
+    let (client, lease) = acquire(settings, layout, log).await?;
+    let clock = match leased(Arc::clone(&lease), builder.clone()).await {
+        Ok(clock) => clock,
+        Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
+        Err(e) => {
+            return Err(Error::Config(format!(
                 "a clock for node {} leased from etcd: {e}",
                 lease.node()
-            ))),
+            )));
         }
-    }
+    };
+    let lease = Lease {
+        client,
+        settings: settings.clone(),
+        template: builder,
+    };
+    Ok((clock, Some(lease)))
+}
 
-    async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_etcd::Result<Self> {
-        let clock = lease.flake_clock(builder).await?;
-        Ok(FlakeClock::Leased { clock, lease })
-    }
+async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_etcd::Result<FlakeClock> {
+    let clock = lease.flake_clock(builder).await?;
+    Ok(FlakeClock::Leased { clock, lease })
+}
 
-    /// Fills `ids`, if the lease (when there is one) holds.
-    #[inline]
-    pub(crate) fn fill(&self, ids: &mut [u64]) -> kguid_etcd::Result<()> {
-        match self {
-            FlakeClock::Plain(clock) => Ok(clock.fill(ids)?),
-            FlakeClock::Leased { clock, .. } => clock.fill(ids),
-        }
-    }
-
-    /// How long to wait before a fill of `n`: for the source, or for the
-    /// next horizon to be stored in etcd.
-    #[inline]
-    pub(crate) fn pace(&self, n: usize) -> Duration {
-        match self {
-            FlakeClock::Plain(clock) => clock.pace(n),
-            FlakeClock::Leased { clock, .. } => clock.pace(n),
-        }
-    }
-
-    pub(crate) fn lease(&self) -> Option<&Arc<NodeLease>> {
-        match self {
-            FlakeClock::Plain(_) => None,
-            FlakeClock::Leased { lease, .. } => Some(lease),
-        }
+/// The lease of a clock, if it has one.
+fn lease_of(clock: &FlakeClock) -> Option<&Arc<NodeLease>> {
+    match clock {
+        FlakeClock::Plain(_) => None,
+        FlakeClock::Leased { lease, .. } => Some(lease),
     }
 }
 
-impl Deref for FlakeClock {
-    type Target = flake::Clock;
-
-    fn deref(&self) -> &flake::Clock {
-        match self {
-            FlakeClock::Plain(clock) => clock,
-            FlakeClock::Leased { clock, .. } => clock.clock(),
-        }
+impl Lease {
+    /// Watches the lease in the background until `stop` (see [`keep`]).
+    pub(crate) fn keep(self, shared: Arc<Shared>, stop: watch::Receiver<bool>) -> Keeper {
+        Keeper(tokio::spawn(keep(shared, self, stop)))
     }
 }
 
-impl From<LeaseError> for Refused {
-    fn from(e: LeaseError) -> Refused {
-        match e {
-            LeaseError::Id(_) => Refused::Clock,
-            _ => Refused::Lease,
-        }
+impl Keeper {
+    /// Stops watching, then revokes the lease once nothing else holds
+    /// `shared`, so that the node id is free at once; otherwise etcd
+    /// expires it after its TTL.
+    pub(crate) async fn release(self, shared: Arc<Shared>) {
+        self.0.abort();
+        let _ = self.0.await;
+        release(shared).await;
     }
 }
 
@@ -119,7 +105,7 @@ const RETRY_MIN: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// Connects to etcd and leases a node id in `0..=layout.max_node()`.
-pub(crate) async fn acquire(
+async fn acquire(
     settings: &EtcdLease,
     layout: Layout,
     log: Log,
@@ -169,21 +155,15 @@ fn log_leased(log: Log, settings: &EtcdLease, lease: &NodeLease) {
         lease.node(),
         settings.prefix,
         lease.ttl(),
-        crate::server::unix_nanos(lease.not_before()),
+        guid::unix_nanos(lease.not_before()),
     ));
 }
 
 /// Watches the lease until `stop`: logs once when ids stop and when they
 /// resume, and when the lease is lost, acquires a node id again and puts a
-/// clock with it in place of the old one (`template` with the new node id,
-/// starting after both the old clock and the new lease's horizon).
-pub(crate) async fn keep(
-    shared: Arc<Shared>,
-    client: Client,
-    settings: EtcdLease,
-    template: flake::Builder,
-    mut stop: watch::Receiver<bool>,
-) {
+/// clock with it in place of the old one (the template with the new node
+/// id, starting after both the old clock and the new lease's horizon).
+async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>) {
     let log = shared.log;
     let mut refusing = false;
     loop {
@@ -192,7 +172,7 @@ pub(crate) async fn keep(
             () = tokio::time::sleep(WATCH) => {}
         }
         let flake = shared.flake();
-        let Some(lease) = flake.clock.lease() else {
+        let Some(lease) = lease_of(&flake) else {
             return;
         };
         match lease.check() {
@@ -219,11 +199,10 @@ pub(crate) async fn keep(
                     "lease of node {} ended ({e}): refusing 64-bit ids, acquiring a node id again",
                     lease.node()
                 ));
-                let Some(next) =
-                    reacquire(&shared, &client, &settings, &template, &flake, &mut stop).await
-                else {
+                let Some(next) = reacquire(&shared, &held, &flake, &mut stop).await else {
                     return;
                 };
+                // Connections open keep the clock they started with.
                 *shared.flake.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
                 refusing = false;
             }
@@ -235,14 +214,12 @@ pub(crate) async fn keep(
 /// until it works; `None` on `stop`.
 async fn reacquire(
     shared: &Shared,
-    client: &Client,
-    settings: &EtcdLease,
-    template: &flake::Builder,
-    old: &Flake,
+    held: &Lease,
+    old: &FlakeClock,
     stop: &mut watch::Receiver<bool>,
-) -> Option<Flake> {
+) -> Option<FlakeClock> {
     let log = shared.log;
-    let layout = old.clock.layout();
+    let layout = old.layout();
     let mut failures = 0u64;
     let mut reported = Recurring::default();
     let mut wait = Duration::ZERO;
@@ -252,7 +229,7 @@ async fn reacquire(
             () = tokio::time::sleep(wait) => {}
         }
         wait = (wait * 2).clamp(RETRY_MIN, RETRY_MAX);
-        let lease = match lease(client, settings, layout).await {
+        let lease = match lease(&held.client, &held.settings, layout).await {
             Ok(lease) => lease,
             Err(e) => {
                 failures += 1;
@@ -265,11 +242,11 @@ async fn reacquire(
             }
         };
         let (node, lease) = (lease.node(), Arc::new(lease));
-        let builder = template.clone().not_before(old.clock.last_time());
-        match FlakeClock::leased(Arc::clone(&lease), builder).await {
+        let builder = held.template.clone().not_before(old.last_time());
+        match leased(Arc::clone(&lease), builder).await {
             Ok(clock) => {
-                log_leased(log, settings, &lease);
-                return Some(Flake { clock });
+                log_leased(log, &held.settings, &lease);
+                return Some(clock);
             }
             Err(e) => {
                 log.line(format_args!("no clock for node {node}: {e}"));
@@ -283,15 +260,14 @@ async fn reacquire(
     }
 }
 
-/// Revokes the lease once nothing else holds it, so that the node id is
-/// free at once; otherwise etcd expires it after its TTL.
-pub(crate) async fn release(shared: Arc<Shared>) {
+/// Revokes the lease once nothing else holds it.
+async fn release(shared: Arc<Shared>) {
     let log = shared.log;
     let Ok(shared) = Arc::try_unwrap(shared) else {
         return log.line(format_args!("lease still in use: left to expire"));
     };
     let flake = shared.flake.into_inner().unwrap_or_else(|e| e.into_inner());
-    let lease = match Arc::try_unwrap(flake).map(|f| f.clock) {
+    let lease = match Arc::try_unwrap(flake) {
         Ok(FlakeClock::Leased { clock, lease }) => {
             drop(clock);
             Arc::try_unwrap(lease).ok()

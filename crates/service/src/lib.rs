@@ -4,63 +4,81 @@
 //!
 //! A client sends one byte `N` (1..=255) and reads `N` ids back, 8 bytes
 //! each, big-endian (12 bytes each on the global-id listener); see
-//! [`protocol`]. The server is a single-threaded event loop: it keeps a few
-//! hundred bytes per connection and runs tests on port 0:
+//! [`protocol`]. The [`Client`] asks several servers in turn:
 //!
-//! ```
-//! use std::net::TcpListener;
-//! use kguid_service::{Client, Config, run};
+//! ```no_run
+//! use kguid_service::Client;
 //!
-//! let listener = TcpListener::bind("127.0.0.1:0")?;
-//! let addr = listener.local_addr()?;
-//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-//! let mut config = Config::default();
-//! config.log = false;
-//! let server = std::thread::spawn(move || run(listener, config, async { let _ = stopped.await; }));
-//!
-//! let mut client = Client::connect([addr], None)?;
-//! let ids = client.next_n(1_000)?;
-//! assert!(ids.windows(2).all(|w| w[0] < w[1]));
-//!
-//! stop.send(()).ok();
-//! let report = server.join().expect("server thread")?;
-//! assert_eq!(report.ids, 1_000);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! let mut ids = Client::connect(["10.0.0.1:4444", "10.0.0.2:4444"], Some(b"s3cret"))?;
+//! let one: u64 = ids.next()?;
+//! let many: Vec<u64> = ids.next_n(1_000)?; // four requests, pipelined
+//! # Ok::<(), kguid_service::ClientError>(())
 //! ```
 //!
-//! # Guarantees
+//! The server is a single-threaded event loop that keeps a few hundred
+//! bytes per connection: `run` serves on listeners the caller opened (tests
+//! bind port 0 and really shut it down), and `serve_main` is `guid serve`
+//! with its flags. Its guarantees, next to noeqd's, are in the crate's
+//! README.
 //!
-//! | event | noeqd | this service |
+//! # Features
+//!
+//! | feature | adds | needs |
 //! |---|---|---|
-//! | the system clock steps back | closes every connection until time catches up | keeps serving, ids still increasing |
-//! | more than 4,096 ids in a millisecond | waits for the next millisecond | borrows up to `max_lead` ahead, then waits |
-//! | restart after the clock stepped back | repeats ids unless `-t` is given by hand | `--state FILE`: a horizon reserved ahead and fsynced before ids pass it |
-//! | accept fails (out of file descriptors) | panics and dies | logs, backs off, keeps serving open connections |
-//! | idle or slow clients | kept forever | `--idle-timeout`, `--max-conns`; the token within `--auth-timeout` of accept, clients without it apart (`--max-unauthed`) |
-//! | SIGTERM / SIGINT | dies mid-reply | stops accepting, finishes replies, saves state, exits 0 |
-//! | a setting it cannot honour | | refused before listening ([`Config::check`]) |
-//! | wrong token | closes | closes (compared in constant time) |
+//! | (none) | [`Client`], [`protocol`] | |
+//! | `session` | `session`: one connection's protocol state without I/O | subtle |
+//! | `server` | `run`, `Config`, `Report`, `Error`: the service | tokio, `session` |
+//! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary | clap, `server` |
+//! | `etcd` | `Config::etcd` honoured: node ids leased from etcd | protoc to build, `server` |
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "cli")]
 mod args;
+#[cfg(feature = "server")]
 mod busy_poll;
 mod client;
+#[cfg(feature = "server")]
+mod clock;
+#[cfg(feature = "server")]
+mod config;
+#[cfg(feature = "server")]
 mod connection;
+#[cfg(feature = "server")]
 mod error;
+#[cfg(feature = "server")]
 mod gate;
+#[cfg(feature = "server")]
 mod horizon;
+#[cfg(feature = "server")]
+mod housekeeping;
 #[cfg(feature = "etcd")]
 mod lease;
+#[cfg(feature = "server")]
 mod log;
 pub mod protocol;
+#[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "session")]
 pub mod session;
+#[cfg(feature = "server")]
+mod shared;
+#[cfg(feature = "server")]
 mod start;
 
+#[cfg(feature = "cli")]
 pub use crate::args::{ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, Id};
+#[cfg(feature = "server")]
+pub use crate::config::{Config, EtcdLease, Listeners};
+#[cfg(feature = "server")]
 pub use crate::error::Error;
-#[cfg(feature = "etcd")]
-pub use crate::lease::EtcdLease;
-pub use crate::server::{Config, Listeners, Report, run};
+#[cfg(feature = "server")]
+pub use crate::server::run;
+#[cfg(feature = "server")]
+pub use crate::shared::Report;
+
+/// The README's examples, run as doctests.
+#[cfg(all(doctest, feature = "server"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use guid::Health;
+
 /// The shortest time between two lines about the same recurring event.
 pub(crate) const PERIOD: Duration = Duration::from_secs(10);
 
@@ -39,6 +41,14 @@ impl<T: PartialEq + Clone> Recurring<T> {
         self.at = Some(now);
         Some(std::mem::replace(&mut self.reported, current.clone()))
     }
+}
+
+/// A clock's rare events, for a log line.
+pub(crate) fn describe(h: &Health) -> String {
+    format!(
+        "source stepped back {} times (largest {:?}), {} units borrowed, largest lead {:?}, {} waits for the source",
+        h.steps_back, h.max_step_back, h.borrowed, h.max_lead, h.waits
+    )
 }
 
 #[cfg(test)]

@@ -6,12 +6,12 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use guid::flake::Layout;
-use guid::{TimeSource, WallClock};
+use guid::{TimeSource, WallClock, unix_nanos};
 
+use crate::config::Config;
 use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::protocol::MAX_TOKEN;
-use crate::server::{Config, unix_nanos};
 
 /// Where the clocks start.
 #[derive(Debug)]
@@ -38,6 +38,7 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
         Some(time) => time.now(),
         None => WallClock.now(),
     };
+    built(config)?;
     limits(config)?;
     let range = Range::new(config);
     range.check_now(now)?;
@@ -73,6 +74,16 @@ fn check_dir(path: &Path) -> Result<(), Error> {
         path: path.to_owned(),
         why: format!("no directory {} to keep it in", dir.display()),
     })
+}
+
+/// Settings that need a feature this build does not have.
+fn built(config: &Config) -> Result<(), Error> {
+    if cfg!(not(feature = "etcd")) && config.etcd.is_some() {
+        return Err(Error::Config(
+            "--etcd needs the `etcd` feature: cargo install kguid-cli --features etcd (building it needs protoc)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The token and the connection limits.
@@ -118,7 +129,7 @@ impl Range {
         let epoch = u128::from(unix_nanos(layout.epoch()));
         let ahead = match config.state {
             Some(_) => {
-                let reserve = u64::try_from(config.reserve.as_nanos()).unwrap_or(u64::MAX);
+                let reserve = guid::nanos(config.reserve);
                 Duration::from_nanos(horizon::ahead(horizon::span(layout), reserve))
             }
             None => Duration::ZERO,

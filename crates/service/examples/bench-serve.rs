@@ -7,8 +7,13 @@
 //! ```
 //!
 //! It starts `PATH -l 127.0.0.1:0 --listen-g 127.0.0.1:0 SERVER ARGS` (by
-//! default the `guid-serve` next to this binary), reads the addresses from
-//! its log, runs each phase and prints a table. Only 127.0.0.1 is used.
+//! default the `guid-serve` of the same build), reads the addresses from
+//! its log, runs each phase and prints a table. Only 127.0.0.1 is used:
+//!
+//! ```text
+//! cargo build --release -p kguid-service --bin guid-serve --example bench-serve
+//! target/release/examples/bench-serve --seconds 5 -- --busy-poll 20us
+//! ```
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -25,9 +30,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut server = std::env::current_exe()
-        .map_err(|e| e.to_string())?
-        .with_file_name("guid-serve");
+    let mut server = default_server()?;
     let (mut seconds, mut idle_conns, mut server_args) = (2.0, 1_000, Vec::new());
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -54,6 +57,17 @@ fn parse_args() -> Result<Args, String> {
         idle_conns,
         server_args,
     })
+}
+
+/// The `guid-serve` of the same build: beside this binary, or one folder
+/// up from `examples/`.
+fn default_server() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut dir = exe.parent().ok_or("no folder for this binary")?;
+    if dir.ends_with("examples") {
+        dir = dir.parent().unwrap_or(dir);
+    }
+    Ok(dir.join("guid-serve"))
 }
 
 /// The server under test.

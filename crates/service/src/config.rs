@@ -1,0 +1,114 @@
+//! The settings of the service and the sockets it serves.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use guid::TimeSource;
+use guid::flake::{self, Layout};
+
+/// Settings of the service. Start from [`Config::default`] and change
+/// fields.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Config {
+    /// The layout of 64-bit ids (default [`Layout::NOEQD`]).
+    pub layout: Layout,
+    /// The node id in 64-bit ids (noeqd: `datacenter << 5 | worker`).
+    pub node: u64,
+    /// Issue no id at or before this time (noeqd's `-t`).
+    pub not_before: Option<SystemTime>,
+    /// How far 64-bit ids may run ahead of the clock when a millisecond's
+    /// sequence runs out (default [`flake::DEFAULT_MAX_LEAD`]).
+    pub max_lead: Duration,
+    /// The node id of 96-bit ids (default: `CONFIG_GUID_NODE_ID`, else random).
+    pub global_node: Option<u32>,
+    /// The token clients must send first; `None` or empty: no auth.
+    pub token: Option<Vec<u8>>,
+    /// Connections served at once; more are accepted and closed at once.
+    /// With a token, only connections that authenticated take a place
+    /// here; one that authenticates past the cap is closed.
+    pub max_conns: usize,
+    /// With a token: how long after accept a connection may take to send
+    /// its whole auth frame, however it trickles in (default 5 s).
+    pub auth_timeout: Duration,
+    /// With a token: connections that have not authenticated yet, apart
+    /// from [`Config::max_conns`]; past it the oldest is closed to make room
+    /// (default 1,024).
+    pub max_unauthed: usize,
+    /// Close a connection after this long without a request (`None`: never).
+    pub idle_timeout: Option<Duration>,
+    /// The state file that keeps a restart from reusing time.
+    pub state: Option<PathBuf>,
+    /// How far ahead of the ids the state file's horizon is kept.
+    pub reserve: Duration,
+    /// How long shutdown waits for replies in flight.
+    pub grace: Duration,
+    /// Where the clocks read the time (default: the system clock).
+    pub time: Option<Arc<dyn TimeSource>>,
+    /// How long the event loop watches its sockets for the next request
+    /// before it sleeps (zero: never; Linux only). Cuts the round trip of
+    /// lock-step clients, for at most this much CPU after each request;
+    /// timers and shutdown may wait this long too, so keep it to tens of
+    /// microseconds.
+    pub busy_poll: Duration,
+    /// Whether to log events on stderr.
+    pub log: bool,
+    /// Lease the 64-bit node id from etcd instead of using [`Config::node`]
+    /// (needs the `etcd` feature: without it, the service refuses to start).
+    pub etcd: Option<EtcdLease>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            layout: Layout::NOEQD,
+            node: 0,
+            not_before: None,
+            max_lead: flake::DEFAULT_MAX_LEAD,
+            global_node: None,
+            token: None,
+            max_conns: 10_000,
+            auth_timeout: Duration::from_secs(5),
+            max_unauthed: 1_024,
+            idle_timeout: Some(Duration::from_secs(300)),
+            state: None,
+            reserve: Duration::from_secs(1),
+            grace: Duration::from_secs(5),
+            time: None,
+            busy_poll: Duration::ZERO,
+            log: true,
+            etcd: None,
+        }
+    }
+}
+
+/// The sockets to serve: 64-bit ids on `flake`, 96-bit ids on `global`.
+#[derive(Debug, Default)]
+pub struct Listeners {
+    /// Serves 64-bit flake ids (N × 8 bytes).
+    pub flake: Option<std::net::TcpListener>,
+    /// Serves 96-bit global ids (N × 12 bytes).
+    pub global: Option<std::net::TcpListener>,
+}
+
+impl From<std::net::TcpListener> for Listeners {
+    fn from(flake: std::net::TcpListener) -> Self {
+        Listeners {
+            flake: Some(flake),
+            global: None,
+        }
+    }
+}
+
+/// Where and how the 64-bit node id is leased from etcd.
+#[derive(Clone, Debug)]
+pub struct EtcdLease {
+    /// etcd client URLs, e.g. `http://127.0.0.1:2379`.
+    pub endpoints: Vec<String>,
+    /// Key prefix shared by the servers that must get distinct node ids.
+    pub prefix: String,
+    /// Lease TTL: how long after a crash the node id stays taken, and how
+    /// long etcd may be unreachable before ids stop.
+    pub ttl: Duration,
+}
