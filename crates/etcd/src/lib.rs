@@ -70,3 +70,9 @@ pub use crate::flake::LeasedFlakeClock;
 pub use crate::lease::NodeLease;
 pub use crate::options::{Options, WhenFull};
 pub use etcd_client;
+
+// The README's Rust blocks, compiled (and run unless marked no_run) as
+// doctests, so that the README cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

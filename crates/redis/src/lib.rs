@@ -34,3 +34,9 @@ pub mod script;
 
 pub use crate::error::{Error, Result};
 pub use crate::generator::{Config, Generator, Stats};
+
+// The README's Rust blocks, compiled (and run unless marked no_run) as
+// doctests, so that the README cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
