@@ -308,30 +308,22 @@ fn run(args: &Args) -> Result<(), String> {
     println!("| phase | ids/s | requests/s | server CPU | notes |");
     println!("|---|---|---|---|---|");
     row("lock-step N=1, echo floor", &echo_floor(secs).map_err(io)?);
-    row(
-        "lock-step N=1, 1 conn, 64-bit",
-        &lock_step(&server, server.flake, 8, 1, secs).map_err(io)?,
-    );
-    row(
-        "lock-step N=1, 1 conn, 96-bit",
-        &lock_step(&server, server.global, 12, 1, secs).map_err(io)?,
-    );
-    row(
-        "pipelined N=1, 64-bit",
-        &pipelined(&server, server.flake, 8, 1, 64, 2, secs).map_err(io)?,
-    );
-    row(
-        "pipelined N=255, 64-bit",
-        &pipelined(&server, server.flake, 8, 255, 16, 1, secs).map_err(io)?,
-    );
-    row(
-        "pipelined N=255, 96-bit",
-        &pipelined(&server, server.global, 12, 255, 16, 1, secs).map_err(io)?,
-    );
-    row(
-        "pipelined N=255, 96-bit",
-        &pipelined(&server, server.global, 12, 255, 16, 2, secs).map_err(io)?,
-    );
+    for (name, addr, width) in [
+        ("lock-step N=1, 1 conn, 64-bit", server.flake, 8),
+        ("lock-step N=1, 1 conn, 96-bit", server.global, 12),
+    ] {
+        row(name, &lock_step(&server, addr, width, 1, secs).map_err(io)?);
+    }
+    // (ids per request, requests per write, connections)
+    for (name, addr, width, (n, depth, conns)) in [
+        ("pipelined N=1, 64-bit", server.flake, 8, (1, 64, 2)),
+        ("pipelined N=255, 64-bit", server.flake, 8, (255, 16, 1)),
+        ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 1)),
+        ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 2)),
+    ] {
+        let figures = pipelined(&server, addr, width, n, depth, conns, secs).map_err(io)?;
+        row(name, &figures);
+    }
     let busy_rss = server.rss_kb();
 
     // Idle connections, each after one request.

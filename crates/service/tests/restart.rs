@@ -180,10 +180,7 @@ fn a_restart_without_t_continues_after_the_last_run() {
     assert_eq!(format!("{saved}\n"), text);
     let layout = guid::flake::Layout::NOEQD;
     let last_flake = layout.time_of(*flake1.iter().max().unwrap()).unwrap();
-    let last_flake = last_flake
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
+    let last_flake = guid::unix_nanos(last_flake);
     let last_global = global1.iter().max().unwrap().time();
     assert_eq!(saved, last_flake.max(last_global));
     assert!(saved / 1_000_000 > now_ms + 60_000, "ids after -t");

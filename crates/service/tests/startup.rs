@@ -113,6 +113,18 @@ fn missing_files_are_refused() {
     );
 }
 
+/// A binary built without the `etcd` feature knows `--etcd` and says how
+/// to get it, rather than calling it an unexpected argument.
+#[cfg(not(feature = "etcd"))]
+#[test]
+fn etcd_without_its_feature_says_how_to_get_it() {
+    let line = refused(&["--etcd", "http://127.0.0.1:2379", "--prefix", "/ids"]);
+    assert_eq!(
+        line,
+        "error: --etcd needs the `etcd` feature: cargo install kguid-cli --features etcd (building it needs protoc)"
+    );
+}
+
 #[test]
 fn limits_that_serve_nobody_are_refused() {
     for flag in ["--max-conns", "--max-unauthed", "--auth-timeout"] {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use kguid_service::{Config, Listeners, Report, run};
 
@@ -127,13 +127,7 @@ pub fn silent(s: &mut TcpStream, wait: Duration) -> bool {
 
 /// A time source: the wall clock moved back by a shared offset (ns).
 pub fn shifted_clock(back: Arc<AtomicU64>) -> impl Fn() -> u64 + Send + Sync + 'static {
-    move || {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        now - back.load(Ordering::Relaxed)
-    }
+    move || guid::unix_nanos(SystemTime::now()) - back.load(Ordering::Relaxed)
 }
 
 /// A fresh temporary directory.
