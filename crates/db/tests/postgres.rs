@@ -212,3 +212,18 @@ fn sqlx_postgres_keeps_ids_order_and_ranges() {
         );
     });
 }
+
+#[allow(dead_code)]
+#[path = "../examples/postgres.rs"]
+mod example;
+
+/// The tokio-postgres example runs against a real server and finds its
+/// events in time order.
+#[test]
+fn the_example_runs() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    let events = runtime().block_on(example::run(&server.config())).unwrap();
+    assert_eq!(events, ["created", "paid", "shipped"]);
+}

@@ -170,3 +170,25 @@ fn sqlx_sqlite_keeps_ids_order_and_ranges() {
         );
     });
 }
+
+#[allow(dead_code)]
+#[path = "../examples/rusqlite.rs"]
+mod rusqlite_example;
+#[allow(dead_code)]
+#[path = "../examples/sqlx.rs"]
+mod sqlx_example;
+
+/// The rusqlite and sqlx examples run and find their events in time order.
+#[test]
+fn the_examples_run() {
+    assert_eq!(
+        rusqlite_example::run().unwrap(),
+        ["created", "paid", "shipped"]
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let events = runtime.block_on(sqlx_example::run()).unwrap();
+    assert_eq!(events, ["created", "paid", "shipped"]);
+}
