@@ -161,14 +161,16 @@ pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<Id> 
     }
 }
 
-/// The readings the flags allow that give an id, one per different id:
-/// the first `.1` entries.
-fn readings(
-    input: &[u8],
-    kind: Option<Kind>,
-    form: Option<Form>,
-) -> ([Option<(Form, Kind, Id)>; READINGS.len()], usize) {
-    let mut found: [Option<(Form, Kind, Id)>; READINGS.len()] = [None; READINGS.len()];
+/// A reading that gave an id.
+type Reading = (Form, Kind, Id);
+
+/// The readings that gave an id, one per different id: the first `.1`
+/// entries, in a fixed array as this runs for every line.
+type Found = ([Option<Reading>; READINGS.len()], usize);
+
+/// The readings the flags allow that give an id.
+fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
+    let mut found: [Option<Reading>; READINGS.len()] = [None; READINGS.len()];
     let mut n = 0;
     for (f, k) in READINGS {
         if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
@@ -234,7 +236,7 @@ fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
 }
 
 /// The refusal of an input that reads as several different ids.
-fn ambiguous<'a>(found: impl Iterator<Item = &'a (Form, Kind, Id)>) -> String {
+fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
     let readings: Vec<String> = found
         .map(|&(form, kind, _)| {
             let (kind, flag) = match kind {
