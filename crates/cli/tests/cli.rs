@@ -348,25 +348,6 @@ fn gen_stops_quietly_when_the_reader_goes() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
-/// A full disk is an I/O failure: one line, status 1.
-#[cfg(target_os = "linux")]
-#[test]
-fn gen_reports_a_failed_write() {
-    let full = std::fs::File::create("/dev/full").expect("/dev/full");
-    let out = command(["gen", "-n", "100000"])
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("error: cannot write to standard output"),
-        "{err}"
-    );
-}
-
 // --- inspect --------------------------------------------------------------------
 
 /// The object has exactly the documented fields, in order, with the values

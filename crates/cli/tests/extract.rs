@@ -118,6 +118,12 @@ fn objects(stdout: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The line numbers of the printed objects.
+fn line_numbers(stdout: &str) -> Vec<u64> {
+    let line = |o: &Value| o["line"].as_u64().expect("a line number");
+    objects(stdout).iter().map(line).collect()
+}
+
 /// Every id of the log is found, in order, with its line; nothing else is,
 /// and nothing is reported.
 #[test]
@@ -156,11 +162,7 @@ fn extract_with_as_and_from() {
 
     // Under --from json only quoted ids are found, global ones too.
     let run = guid_stdin(["inspect", "--extract", "--from", "json"], text.as_bytes());
-    let lines: Vec<Value> = objects(&run.stdout)
-        .iter()
-        .map(|o| o["line"].clone())
-        .collect();
-    assert_eq!(lines, [json!(4), json!(4), json!(8)]);
+    assert_eq!(line_numbers(&run.stdout), [4, 4, 8]);
 }
 
 /// A 16-character string without '.' or '_' also reads as base62: skipped,
@@ -199,11 +201,7 @@ fn extract_searches_long_lines() {
     text.extend(format!(" after={o}").bytes());
     let run = guid_stdin(["inspect", "--extract"], &text);
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
-    let lines: Vec<Value> = objects(&run.stdout)
-        .iter()
-        .map(|o| o["line"].clone())
-        .collect();
-    assert_eq!(lines, [json!(1), json!(1), json!(2), json!(3)]);
+    assert_eq!(line_numbers(&run.stdout), [1, 1, 2, 3]);
     assert!(objects(&run.stdout).iter().all(|got| {
         let mut got = got.clone();
         got.as_object_mut().and_then(|g| g.remove("line"));
@@ -250,9 +248,5 @@ fn extract_takes_any_bytes() {
     text.extend(b"\x80\n");
     let run = guid_stdin(["inspect", "--extract"], &text);
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
-    let lines: Vec<Value> = objects(&run.stdout)
-        .iter()
-        .map(|o| o["line"].clone())
-        .collect();
-    assert_eq!(lines, [json!(1), json!(2)]);
+    assert_eq!(line_numbers(&run.stdout), [1, 2]);
 }
