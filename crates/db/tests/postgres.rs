@@ -227,3 +227,37 @@ fn the_example_runs() {
     let events = runtime().block_on(example::run(&server.config())).unwrap();
     assert_eq!(events, ["created", "paid", "shipped"]);
 }
+
+/// Id strings in a `TEXT COLLATE "C"` column sort as the ids do; under a
+/// locale collation (ICU's en-US) they do not, as README warns.
+#[test]
+fn text_sorts_as_ids_only_in_byte_order() {
+    let Some(server) = support::postgres() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
+            .await
+            .expect("connect");
+        tokio::spawn(connection);
+        db.batch_execute("CREATE TABLE s (id TEXT COLLATE \"C\" PRIMARY KEY)")
+            .await
+            .unwrap();
+        let ids = guids();
+        for id in &ids {
+            db.execute("INSERT INTO s VALUES ($1)", &[&id.to_string()])
+                .await
+                .unwrap();
+        }
+        let expected: Vec<String> = sorted(&ids).iter().map(Guid::to_string).collect();
+        let rows = db.query("SELECT id FROM s ORDER BY id", &[]).await.unwrap();
+        let got: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        assert_eq!(got, expected);
+        let rows = db
+            .query("SELECT id FROM s ORDER BY id COLLATE \"en-US-x-icu\"", &[])
+            .await
+            .unwrap();
+        let got: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        assert_ne!(got, expected, "a locale collation reorders id strings");
+    });
+}

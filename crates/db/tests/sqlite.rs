@@ -192,3 +192,22 @@ fn the_examples_run() {
     let events = runtime.block_on(sqlx_example::run()).unwrap();
     assert_eq!(events, ["created", "paid", "shipped"]);
 }
+
+/// Id strings in a `TEXT` column (SQLite's default BINARY collation) sort
+/// as the ids do.
+#[test]
+fn text_sorts_as_ids() {
+    let db = Connection::open_in_memory().unwrap();
+    db.execute_batch("CREATE TABLE s (id TEXT PRIMARY KEY)")
+        .unwrap();
+    let ids = guids();
+    for id in &ids {
+        db.execute("INSERT INTO s VALUES (?1)", [id.to_string()])
+            .unwrap();
+    }
+    let expected: Vec<String> = sorted(&ids).iter().map(Guid::to_string).collect();
+    assert_eq!(
+        column::<String>(&db, "SELECT id FROM s WHERE ?1 ORDER BY id", 1),
+        expected
+    );
+}
