@@ -1,0 +1,158 @@
+//! One kind's measurement: a fresh table, timed batches, then its sizes.
+
+use std::pin::pin;
+use std::time::Instant;
+
+use tokio_postgres::Client;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+
+use crate::error::{Context, Result};
+use crate::kind::{FleetSpec, Kind, write_rows};
+
+/// What one kind's run measured.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// The key kind.
+    pub kind: Kind,
+    /// Rows inserted.
+    pub rows: u64,
+    /// Seconds from the first batch's start to the last batch's commit.
+    pub seconds: f64,
+    /// After each batch: rows inserted so far and seconds since the start.
+    pub marks: Vec<(u64, f64)>,
+    /// `pg_relation_size` of the primary key's index (summed over
+    /// partitions).
+    pub index_bytes: i64,
+    /// `pg_relation_size` of the table (summed over partitions).
+    pub table_bytes: i64,
+}
+
+impl Measured {
+    /// Rows per second over the whole run.
+    pub fn rate(&self) -> f64 {
+        self.rows as f64 / self.seconds
+    }
+
+    /// Rows per second within consecutive spans of about `span` rows,
+    /// each at the row count where it ends.
+    pub fn rates(&self, span: u64) -> Vec<(u64, f64)> {
+        let mut out = Vec::new();
+        let (mut rows0, mut t0) = (0, 0.0);
+        for &(rows, t) in &self.marks {
+            if rows - rows0 >= span || rows == self.rows {
+                if t > t0 {
+                    out.push((rows, (rows - rows0) as f64 / (t - t0)));
+                }
+                (rows0, t0) = (rows, t);
+            }
+        }
+        out
+    }
+}
+
+/// The run's settings shared by every kind.
+pub struct Plan {
+    /// Rows per kind.
+    pub rows: u64,
+    /// Rows per COPY.
+    pub batch: u64,
+    /// The fleet's writers.
+    pub fleet: FleetSpec,
+    /// Keep the tables after measuring them.
+    pub keep: bool,
+}
+
+/// A connection and what it was found to allow.
+pub struct Session {
+    /// The connection.
+    pub client: Client,
+    /// Whether CHECKPOINT is allowed (superuser or pg_checkpoint); once
+    /// refused it is not tried again.
+    pub checkpoint: bool,
+}
+
+/// Creates `kind`'s table, inserts `plan.rows` rows in batches of
+/// `plan.batch`, one binary COPY (and so one transaction) each, and
+/// measures the table and its primary key.
+pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measured> {
+    let client = &session.client;
+    let table = kind.table();
+    let create = kind.create(&plan.fleet.int4_nodes());
+    client
+        .batch_execute(&format!("DROP TABLE IF EXISTS {table} CASCADE"))
+        .await
+        .context(|| format!("dropping an earlier {table}"))?;
+    for sql in &create {
+        client.batch_execute(sql).await.context(|| sql.clone())?;
+    }
+    // Each kind starts with no dirty pages of the one before it to write.
+    if session.checkpoint
+        && let Err(e) = client.batch_execute("CHECKPOINT").await
+    {
+        eprintln!("locality: CHECKPOINT refused, kinds will share dirty pages ({e})");
+        session.checkpoint = false;
+    }
+    let copy = kind.copy();
+    let statement = client.prepare(&copy).await.context(|| copy.clone())?;
+    let types = kind.types();
+
+    let mut ids = kind.ids(&plan.fleet);
+    let mut marks = Vec::with_capacity(plan.rows.div_ceil(plan.batch) as usize);
+    let start = Instant::now();
+    let mut done = 0;
+    while done < plan.rows {
+        let n = plan.batch.min(plan.rows - done);
+        let sink = client
+            .copy_in(&statement)
+            .await
+            .context(|| format!("{}: starting COPY", kind.name()))?;
+        let mut writer = pin!(BinaryCopyInWriter::new(sink, &types));
+        write_rows(&mut ids, writer.as_mut(), done, n)
+            .await
+            .context(|| format!("{}: writing rows", kind.name()))?;
+        writer
+            .finish()
+            .await
+            .context(|| format!("{}: finishing COPY", kind.name()))?;
+        done += n;
+        marks.push((done, start.elapsed().as_secs_f64()));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+
+    // A partitioned table's or index's own size is 0: its partitions hold
+    // the pages. A plain one has no partition tree.
+    let size = |rel: &str| {
+        format!(
+            "(SELECT coalesce((SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree(r)),
+                              pg_relation_size(r))::int8 FROM {rel})"
+        )
+    };
+    let sizes = client
+        .query_one(
+            &format!(
+                "WITH t(r) AS (SELECT $1::text::regclass),
+                      i(r) AS (SELECT conindid::regclass FROM pg_constraint, t
+                                WHERE conrelid = t.r AND contype = 'p')
+                 SELECT {}, {}",
+                size("t"),
+                size("i")
+            ),
+            &[&table],
+        )
+        .await
+        .context(|| format!("{}: reading sizes", kind.name()))?;
+    if !plan.keep {
+        client
+            .batch_execute(&format!("DROP TABLE {table} CASCADE"))
+            .await
+            .context(|| format!("dropping {table}"))?;
+    }
+    Ok(Measured {
+        kind,
+        rows: plan.rows,
+        seconds,
+        marks,
+        table_bytes: sizes.get(0),
+        index_bytes: sizes.get(1),
+    })
+}

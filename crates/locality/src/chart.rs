@@ -1,0 +1,88 @@
+//! The chart: insert rate against rows inserted, one line per kind.
+
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::bench::Measured;
+use crate::error::{Context, Result};
+
+/// Distinct colours for the lines, in the kinds' order.
+const COLOURS: [RGBColor; 9] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+];
+
+/// Writes an SVG of each kind's rows/s per span of `span` rows.
+pub fn write(path: &Path, results: &[Measured], span: u64, title: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).context(|| format!("creating {}", dir.display()))?;
+    }
+    draw(path, results, span, title)
+        .map_err(|e| e.to_string())
+        .context(|| format!("writing the chart {}", path.display()))
+}
+
+fn draw(
+    path: &Path,
+    results: &[Measured],
+    span: u64,
+    title: &str,
+) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let series: Vec<(&Measured, Vec<(u64, f64)>)> =
+        results.iter().map(|m| (m, m.rates(span))).collect();
+    let max_rows = results.iter().map(|m| m.rows).max().unwrap_or(1) as f64;
+    let max_rate = series
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(|p| p.1))
+        .fold(1.0, f64::max);
+    // Millions of rows on the axis for a full run, thousands for a short one.
+    let (unit, suffix) = if max_rows >= 1e6 {
+        (1e6, "M")
+    } else {
+        (1e3, "k")
+    };
+
+    let root = SVGBackend::new(path, (1000, 540)).into_drawing_area();
+    root.fill(&WHITE)?;
+    // The legend gets a column of its own, so it hides no line.
+    let (plot, legend) = root.split_horizontally(820);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..max_rows / unit, 0.0..max_rate * 1.05 / 1e3)?;
+    chart
+        .configure_mesh()
+        .x_desc(format!("rows inserted ({suffix})"))
+        .y_desc("insert rate (thousand rows/s)")
+        .x_label_formatter(&|x| format!("{x}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .draw()?;
+    for (i, (m, rates)) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let points = rates
+            .iter()
+            .map(|&(rows, rate)| (rows as f64 / unit, rate / 1e3));
+        chart.draw_series(LineSeries::new(points, colour.stroke_width(2)))?;
+        let y = 60 + 26 * i as i32;
+        legend.draw(&PathElement::new([(5, y), (35, y)], colour.stroke_width(3)))?;
+        legend.draw(&Text::new(
+            m.kind.name(),
+            (42, y - 8),
+            ("sans-serif", 16).into_font(),
+        ))?;
+    }
+    root.present()?;
+    Ok(())
+}

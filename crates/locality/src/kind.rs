@@ -1,0 +1,339 @@
+//! The key kinds: each one's table, COPY statement and rows.
+
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use guid::{Clock, Drift, TimeSource};
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::{ToSql, Type};
+use uuid::Uuid;
+
+/// A primary key to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
+pub enum Kind {
+    /// `Guid` as 12-byte BYTEA, from one clock.
+    Guid,
+    /// `Guid` as BYTEA from a fleet of clocks, interleaved row by row.
+    GuidFleet,
+    /// The fleet recipe: `(node INT4, Luid INT8)`, node first.
+    Fleet,
+    /// `Luid` as order-preserving INT8 (`to_i64`), from one clock.
+    Luid,
+    /// Random uuid v4 in a UUID column.
+    UuidV4,
+    /// Time-ordered uuid v7 in a UUID column.
+    UuidV7,
+    /// `bigserial`: the server's sequence.
+    Bigserial,
+    /// A fleet candidate: `(Luid INT8, node INT4)`, time first.
+    FleetLuidNode,
+    /// A fleet candidate: a partition per node, each keyed `(Luid INT8, node INT4)`.
+    FleetPartitioned,
+}
+
+impl Kind {
+    /// Every kind, in the order a run measures them: the seven kinds of the
+    /// report, then the fleet candidates the recipe was chosen against.
+    pub const ALL: [Kind; 9] = [
+        Kind::Guid,
+        Kind::GuidFleet,
+        Kind::Fleet,
+        Kind::Luid,
+        Kind::UuidV4,
+        Kind::UuidV7,
+        Kind::Bigserial,
+        Kind::FleetLuidNode,
+        Kind::FleetPartitioned,
+    ];
+
+    /// The name on the command line and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Guid => "guid",
+            Kind::GuidFleet => "guid-fleet",
+            Kind::Fleet => "fleet",
+            Kind::Luid => "luid",
+            Kind::UuidV4 => "uuid-v4",
+            Kind::UuidV7 => "uuid-v7",
+            Kind::Bigserial => "bigserial",
+            Kind::FleetLuidNode => "fleet-luid-node",
+            Kind::FleetPartitioned => "fleet-partitioned",
+        }
+    }
+
+    /// The primary key, for the report.
+    pub fn key(self, nodes: usize) -> String {
+        match self {
+            Kind::Guid => "Guid BYTEA, 1 clock".into(),
+            Kind::GuidFleet => format!("Guid BYTEA, {nodes} clocks"),
+            Kind::Fleet => format!("(node INT4, Luid INT8), {nodes} clocks"),
+            Kind::Luid => "Luid INT8, 1 clock".into(),
+            Kind::UuidV4 => "UUID v4".into(),
+            Kind::UuidV7 => "UUID v7".into(),
+            Kind::Bigserial => "bigserial".into(),
+            Kind::FleetLuidNode => format!("(Luid INT8, node INT4), {nodes} clocks"),
+            Kind::FleetPartitioned => {
+                format!("{nodes} partitions by node, (Luid INT8, node INT4)")
+            }
+        }
+    }
+
+    /// Whether the kind is a fleet recipe that lost to [`Kind::Fleet`],
+    /// measured to show why.
+    pub fn is_candidate(self) -> bool {
+        matches!(self, Kind::FleetLuidNode | Kind::FleetPartitioned)
+    }
+
+    /// The table's name.
+    pub fn table(self) -> String {
+        format!("kguid_locality_{}", self.name().replace('-', "_"))
+    }
+
+    /// The statements that create the table. Autovacuum is off for the
+    /// benchmark's tables: it would run at a different moment for each
+    /// kind and take CPU from the insert being timed.
+    pub fn create(self, nodes: &[i32]) -> Vec<String> {
+        let t = self.table();
+        let off = "WITH (autovacuum_enabled = off)";
+        let columns = match self {
+            Kind::Guid | Kind::GuidFleet => "id BYTEA PRIMARY KEY, payload INT8 NOT NULL",
+            Kind::Luid => "id INT8 PRIMARY KEY, payload INT8 NOT NULL",
+            Kind::UuidV4 | Kind::UuidV7 => "id UUID PRIMARY KEY, payload INT8 NOT NULL",
+            Kind::Bigserial => "id BIGSERIAL PRIMARY KEY, payload INT8 NOT NULL",
+            Kind::Fleet => {
+                "node INT4 NOT NULL, id INT8 NOT NULL, payload INT8 NOT NULL, PRIMARY KEY (node, id)"
+            }
+            Kind::FleetLuidNode | Kind::FleetPartitioned => {
+                "node INT4 NOT NULL, id INT8 NOT NULL, payload INT8 NOT NULL, PRIMARY KEY (id, node)"
+            }
+        };
+        if self != Kind::FleetPartitioned {
+            return vec![format!("CREATE TABLE {t} ({columns}) {off}")];
+        }
+        // A partitioned table takes no storage parameters: its partitions do.
+        let mut sql = vec![format!(
+            "CREATE TABLE {t} ({columns}) PARTITION BY LIST (node)"
+        )];
+        for (i, node) in nodes.iter().enumerate() {
+            sql.push(format!(
+                "CREATE TABLE {t}_{i} PARTITION OF {t} FOR VALUES IN ({node}) {off}"
+            ));
+        }
+        sql
+    }
+
+    /// The COPY statement for one batch.
+    pub fn copy(self) -> String {
+        let columns = match self {
+            Kind::Bigserial => "payload",
+            Kind::Fleet | Kind::FleetLuidNode | Kind::FleetPartitioned => "node, id, payload",
+            _ => "id, payload",
+        };
+        format!(
+            "COPY {} ({columns}) FROM STDIN (FORMAT binary)",
+            self.table()
+        )
+    }
+
+    /// The column types of [`Kind::copy`].
+    pub fn types(self) -> Vec<Type> {
+        match self {
+            Kind::Guid | Kind::GuidFleet => vec![Type::BYTEA, Type::INT8],
+            Kind::Luid => vec![Type::INT8, Type::INT8],
+            Kind::UuidV4 | Kind::UuidV7 => vec![Type::UUID, Type::INT8],
+            Kind::Bigserial => vec![Type::INT8],
+            Kind::Fleet | Kind::FleetLuidNode | Kind::FleetPartitioned => {
+                vec![Type::INT4, Type::INT8, Type::INT8]
+            }
+        }
+    }
+
+    /// The source of this kind's ids for one run.
+    pub fn ids(self, fleet: &FleetSpec) -> Ids {
+        match self {
+            Kind::Guid => Ids::Guid(fleet.clock(0, Duration::ZERO, false)),
+            Kind::Luid => Ids::Luid(fleet.clock(0, Duration::ZERO, false)),
+            Kind::GuidFleet => Ids::GuidFleet(Fleet::new(fleet.clocks())),
+            Kind::Fleet | Kind::FleetLuidNode | Kind::FleetPartitioned => {
+                Ids::NodeLuid(Fleet::new(fleet.clocks()))
+            }
+            Kind::UuidV4 => Ids::UuidV4,
+            Kind::UuidV7 => Ids::UuidV7,
+            Kind::Bigserial => Ids::Serial,
+        }
+    }
+}
+
+/// A fleet of writers: their nodes and how far their clocks disagree.
+#[derive(Clone, Debug)]
+pub struct FleetSpec {
+    /// The node ids, distinct and spread over the 32-bit range.
+    pub nodes: Vec<u32>,
+    /// The clocks run from `-skew` to `+skew` around the true time.
+    pub skew: Duration,
+}
+
+impl FleetSpec {
+    /// `n` writers with clocks within `±skew` of each other's mean.
+    pub fn new(n: usize, skew: Duration) -> FleetSpec {
+        // Multiples of the golden ratio's 32-bit fraction: distinct, and
+        // spread like random nodes rather than adjacent ones.
+        let nodes = (1..=n as u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9))
+            .collect();
+        FleetSpec { nodes, skew }
+    }
+
+    /// The nodes as INT4 values (the bits of the u32, as `Luid::to_g`
+    /// takes them back with `as u32`).
+    pub fn int4_nodes(&self) -> Vec<i32> {
+        self.nodes.iter().map(|&n| n as i32).collect()
+    }
+
+    /// Writer `i`'s clock, ahead (or behind) of the true time by `offset`.
+    fn clock(&self, node: u32, offset: Duration, behind: bool) -> Clock {
+        Clock::builder()
+            .node(node)
+            .drift(Drift::DEFAULT)
+            .time(RunTime::new(offset, behind))
+            .build()
+    }
+
+    fn clocks(&self) -> Vec<(i32, Clock)> {
+        let n = self.nodes.len();
+        let step = if n > 1 {
+            self.skew * 2 / (n as u32 - 1)
+        } else {
+            Duration::ZERO
+        };
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| {
+                // Evenly from -skew to +skew.
+                let at = step * i as u32;
+                let (offset, behind) = if at >= self.skew {
+                    (at - self.skew, false)
+                } else {
+                    (self.skew - at, true)
+                };
+                (node as i32, self.clock(node, offset, behind))
+            })
+            .collect()
+    }
+}
+
+/// The time of a run's clocks: the real time elapsed since the run began,
+/// counted from just after the start of the current drift window, plus the
+/// clock's skew. Every id of a run (shorter than the 4.6-minute window)
+/// then falls in one window, as the ids of a fleet's writers made at the
+/// same moment do: the case where a `Guid` key has one append point per
+/// node.
+struct RunTime {
+    start: Instant,
+    base: u64,
+    offset: u64,
+    behind: bool,
+}
+
+impl RunTime {
+    fn new(offset: Duration, behind: bool) -> RunTime {
+        let now = guid::WallClock.now();
+        let window = guid::nanos(Drift::DEFAULT.window());
+        // 10 ms into the window, so a clock running behind stays in it.
+        let base = now / window * window + 10_000_000;
+        RunTime {
+            start: Instant::now(),
+            base,
+            offset: guid::nanos(offset),
+            behind,
+        }
+    }
+}
+
+impl TimeSource for RunTime {
+    fn now(&self) -> u64 {
+        let t = self.base + guid::nanos(self.start.elapsed());
+        if self.behind {
+            t - self.offset
+        } else {
+            t + self.offset
+        }
+    }
+}
+
+/// Where a kind's ids come from during a run, and how a row is written.
+pub enum Ids {
+    /// `Guid` bytes from one clock.
+    Guid(Clock),
+    /// `Luid::to_i64` from one clock.
+    Luid(Clock),
+    /// `Guid` bytes from a fleet.
+    GuidFleet(Fleet),
+    /// The node and `Luid::to_i64` from a fleet.
+    NodeLuid(Fleet),
+    /// Random uuid v4.
+    UuidV4,
+    /// uuid v7 (the crate's are ordered within a process).
+    UuidV7,
+    /// No id: the server's sequence fills it in.
+    Serial,
+}
+
+/// A fleet's clocks (with their nodes as INT4), written round-robin.
+pub struct Fleet {
+    clocks: Vec<(i32, Clock)>,
+    next: usize,
+}
+
+impl Fleet {
+    fn new(clocks: Vec<(i32, Clock)>) -> Fleet {
+        Fleet { clocks, next: 0 }
+    }
+
+    /// The next writer, round-robin, as concurrent writers' rows arrive.
+    fn next(&mut self) -> (i32, &Clock) {
+        let (node, clock) = &self.clocks[self.next];
+        self.next = (self.next + 1) % self.clocks.len();
+        (*node, clock)
+    }
+}
+
+/// Writes `n` rows whose payloads count up from `first`, making each id as
+/// it is written, as a service makes one per request.
+pub async fn write_rows(
+    ids: &mut Ids,
+    mut w: Pin<&mut BinaryCopyInWriter>,
+    first: u64,
+    n: u64,
+) -> Result<(), tokio_postgres::Error> {
+    for payload in first as i64..(first + n) as i64 {
+        let payload = &payload;
+        match ids {
+            Ids::Guid(clock) => {
+                let id = clock.g().to_bytes();
+                w.as_mut().write(&[&&id[..], payload]).await?;
+            }
+            Ids::Luid(clock) => {
+                w.as_mut().write(&[&clock.l().to_i64(), payload]).await?;
+            }
+            Ids::GuidFleet(fleet) => {
+                let id = fleet.next().1.g().to_bytes();
+                w.as_mut().write(&[&&id[..], payload]).await?;
+            }
+            Ids::NodeLuid(fleet) => {
+                let (node, clock) = fleet.next();
+                let id = clock.l().to_i64();
+                w.as_mut().write(&[&node, &id, payload]).await?;
+            }
+            Ids::UuidV4 => w.as_mut().write(&[&Uuid::new_v4(), payload]).await?,
+            Ids::UuidV7 => w.as_mut().write(&[&Uuid::now_v7(), payload]).await?,
+            Ids::Serial => {
+                let row: [&(dyn ToSql + Sync); 1] = [payload];
+                w.as_mut().write(&row).await?
+            }
+        }
+    }
+    Ok(())
+}
