@@ -208,9 +208,11 @@ What --extract finds:
   (\"TOKEN\" reads as JSON under --from json). Each token is read as an
   id is above, and printed when it is exactly one id, with \"line\" (counted
   from 1 over the arguments and standard input) before the other fields.
-  Tokens that are no id or that read as several ids are skipped, silently
-  and with status 0, so a word that happens to be an id is printed too: use
-  --from and --as to say which forms your logs hold. An id must not touch
+  A token that reads as several ids is taken as the sortable string if
+  exactly one of them is one (logs print ids as strings; --from base62 says
+  otherwise). Tokens that are no id or still read as several are skipped,
+  silently and with status 0, so a word that happens to be an id is printed
+  too: use --from and --as to say which forms your logs hold. An id must not touch
   another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
   sentence's '.', and is skipped. Lines of any length are scanned, holding
   no more than one id's worth of each.

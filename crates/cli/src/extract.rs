@@ -6,7 +6,8 @@
 //! `"RUN"` is read as JSON under `--from json`, and alone otherwise (the JSON
 //! of a global id is its sortable string in quotes, so alone it reads the
 //! same). Every other run is read alone. Each is read as `inspect` reads an
-//! id, and is an id when it reads as exactly one.
+//! id, and is an id when it reads as exactly one, or, without `--from`, as
+//! several of which exactly one is a sortable string (what logs print).
 //!
 //! Lines arrive in pieces of any size; only the current run is kept, and
 //! only up to the longest id, so a line of any length takes bounded memory.
@@ -117,7 +118,12 @@ impl Token<'_> {
         match self.quote {
             Quote::Star => quoted(true),
             Quote::Quoted if from == Some(Form::Json) => quoted(false),
-            _ => form::find(self.run, kind, from),
+            // Logs print ids with `Display`: of a token's several
+            // readings, the sortable string is the one they mean.
+            _ => form::find(self.run, kind, from).or_else(|| match from {
+                None => form::find(self.run, kind, Some(Form::String)),
+                Some(_) => None,
+            }),
         }
     }
 }

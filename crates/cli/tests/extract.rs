@@ -73,11 +73,11 @@ fn log(ids: &Ids) -> (String, Vec<Value>) {
             ids.slot,
             ids.version.to_u64()
         ),
-        // A UUID, a word that reads as two ids, an id the sentence's '.'
-        // touches, and a quoted id in a message.
+        // A UUID, a token that reads as three ids (two of them strings), an
+        // id the sentence's '.' touches, and a quoted id in a message.
         format!(
             "2025-06-01T10:00:05Z ERROR request 550e8400-e29b-41d4-a716-446655440000 failed: \
-             configurationXYZ, see order {o}. msg={}",
+             code 7ABCDE0123456789, see order {o}. msg={}",
             json(o.to_string())
         ),
     ];
@@ -157,7 +157,17 @@ fn extract_with_as_and_from() {
     let (text, found) = log(&ids);
     let run = guid_stdin(["inspect", "--extract", "--as", "l"], text.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
-    let locals: Vec<Value> = found.iter().filter(|o| o["kind"] == "l").cloned().collect();
+    let mut locals: Vec<Value> = found.iter().filter(|o| o["kind"] == "l").cloned().collect();
+    // Line 8's code reads as a local string and local hex: the string wins.
+    let code = guid([
+        "inspect",
+        "--from",
+        "string",
+        "--as",
+        "l",
+        "7ABCDE0123456789",
+    ]);
+    locals.push(objects(&code.stdout.replacen('{', r#"{"line":8,"#, 1)).remove(0));
     assert_eq!(objects(&run.stdout), locals);
 
     // Under --from json only quoted ids are found, global ones too.
@@ -165,27 +175,37 @@ fn extract_with_as_and_from() {
     assert_eq!(line_numbers(&run.stdout), [4, 4, 8]);
 }
 
-/// A 16-character string without '.' or '_' also reads as base62: skipped,
-/// unless the form is given.
+/// A 16-character string without '.' or '_' also reads as base62: taken
+/// as the string, what logs print, unless the flags say base62.
 #[test]
-fn extract_skips_what_reads_as_two_ids() {
+fn extract_takes_the_string_of_what_also_reads_as_base62() {
     let line = "2025-06-01T10:00:06Z INFO order=NkHHyvq1H59MZmlU user=bob\n";
-    let run = guid_stdin(["inspect", "--extract"], line.as_bytes());
-    assert_eq!(
-        (run.code, run.stdout.as_str(), run.stderr.as_str()),
-        (0, "", "")
-    );
+    let plain = guid(["inspect", "NkHHyvq1H59MZmlU"]);
+    assert_eq!(plain.code, 3, "ambiguous alone: {plain:?}");
+    let one = guid(["inspect", "--from", "string", "NkHHyvq1H59MZmlU"]);
+    let expected = one.stdout.replacen('{', r#"{"line":1,"#, 1);
+    for flags in [
+        &["inspect", "--extract"][..],
+        &["inspect", "--extract", "--from", "string"],
+    ] {
+        let run = guid_stdin(flags.iter().copied(), line.as_bytes());
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, expected.as_str()),
+            "{run:?}"
+        );
+    }
     let run = guid_stdin(
-        ["inspect", "--extract", "--from", "string"],
+        ["inspect", "--extract", "--from", "base62"],
         line.as_bytes(),
     );
-    assert_eq!(run.code, 0, "{run:?}");
-    let one = guid(["inspect", "--from", "string", "NkHHyvq1H59MZmlU"]);
+    let base62 = guid(["inspect", "--from", "base62", "NkHHyvq1H59MZmlU"]);
     assert_eq!(
         run.stdout,
-        one.stdout.replacen('{', r#"{"line":1,"#, 1),
+        base62.stdout.replacen('{', r#"{"line":1,"#, 1),
         "{run:?}"
     );
+    assert_ne!(run.stdout, expected);
 }
 
 /// A line of any length is searched whole, without the 1024-byte limit of
