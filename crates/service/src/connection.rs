@@ -19,6 +19,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::busy_poll;
 use crate::clock::{FlakeClock, Refused};
 use crate::gate::{Seat, Waiting};
 use crate::protocol::MAX_IDS;
@@ -105,7 +106,7 @@ pub(crate) async fn serve(
     accepted: Instant,
     mut stop: watch::Receiver<bool>,
 ) {
-    crate::busy_poll::watch(&stream);
+    busy_poll::watch(&stream);
     let (seat, waiting) = match entry {
         Entry::Seated(seat) => (Some(seat), None),
         Entry::Waiting(waiting) => (None, Some(waiting)),
@@ -186,7 +187,7 @@ pub(crate) async fn serve(
             }
         }
         match conn.process() {
-            Step::Read => crate::busy_poll::served(),
+            Step::Read => busy_poll::served(),
             Step::Flush => continue,
             Step::Close(why) => {
                 closing = Some(why);

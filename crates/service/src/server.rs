@@ -15,6 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::busy_poll::{self, BusyPoll};
 use crate::config::{Config, Listeners};
 use crate::connection::{self, Entry};
 use crate::error::Error;
@@ -22,6 +23,7 @@ use crate::horizon::{self, Horizon};
 use crate::housekeeping::Housekeeping;
 use crate::log::{Log, Recurring, describe};
 use crate::shared::{Kind, Report, Shared};
+use crate::start;
 
 /// Serves ids on `listeners` until `shutdown` completes, then stops
 /// accepting, finishes the replies in flight (for at most
@@ -59,11 +61,9 @@ pub fn run(
     builder.enable_io().enable_time();
     let budget = config.busy_poll;
     // Kept until the runtime is done with it.
-    let busy_poll = (!budget.is_zero())
-        .then(crate::busy_poll::BusyPoll::start)
-        .flatten();
+    let busy_poll = (!budget.is_zero()).then(BusyPoll::start).flatten();
     if busy_poll.is_some() {
-        builder.on_thread_park(move || crate::busy_poll::before_park(budget));
+        builder.on_thread_park(move || busy_poll::before_park(budget));
     }
     let runtime = builder
         .build()
@@ -85,11 +85,11 @@ async fn serve(
 ) -> Result<Report, Error> {
     // Every setting is checked, and the state file read, before anything
     // is opened or written.
-    let start = crate::start::check(&config)?;
+    let checked = start::check(&config)?;
     let (flake_listener, global_listener) = listen(listeners)?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
-    let horizon = open_horizon(&config, &*time, start.not_before)?;
-    let (flake, global) = clocks(&config, &time, horizon.as_ref(), start.not_before)?;
+    let horizon = open_horizon(&config, &*time, checked.not_before)?;
+    let (flake, global) = clocks(&config, &time, horizon.as_ref(), checked.not_before)?;
     // With --etcd, the 64-bit node id is leased here, kept while serving
     // and released at the end.
     #[cfg(feature = "etcd")]
@@ -110,7 +110,7 @@ async fn serve(
         global,
         horizon,
         time,
-        start.not_before,
+        checked.not_before,
     ));
 
     // Polled once before the start line, so that the signal handlers it
@@ -123,7 +123,7 @@ async fn serve(
         &flake_listener,
         &global_listener,
         &config,
-        start.not_before,
+        checked.not_before,
     );
 
     let mut server = Server::new(Arc::clone(&shared), flake_listener, global_listener);
@@ -153,7 +153,7 @@ fn listen(listeners: Listeners) -> Result<(Option<TcpListener>, Option<TcpListen
 
 fn tokio_listener(l: Option<std::net::TcpListener>) -> Result<Option<TcpListener>, Error> {
     let Some(l) = l else { return Ok(None) };
-    crate::busy_poll::watch(&l);
+    busy_poll::watch(&l);
     l.set_nonblocking(true)
         .and_then(|()| TcpListener::from_std(l))
         .map(Some)
