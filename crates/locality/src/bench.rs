@@ -25,9 +25,21 @@ pub struct Measured {
     pub index_bytes: i64,
     /// `pg_relation_size` of the table (summed over partitions).
     pub table_bytes: i64,
+    /// The seconds of every pass of this kind, when the run made several
+    /// and this is the median one.
+    pub passes: Vec<f64>,
 }
 
 impl Measured {
+    /// The pass with the median time, carrying every pass's time.
+    pub fn median(mut passes: Vec<Measured>) -> Option<Measured> {
+        passes.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let times = passes.iter().map(|m| m.seconds).collect();
+        let mut m = passes.swap_remove(passes.len().checked_sub(1)? / 2);
+        m.passes = times;
+        Some(m)
+    }
+
     /// Rows per second over the whole run.
     pub fn rate(&self) -> f64 {
         self.rows as f64 / self.seconds
@@ -154,5 +166,6 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
         marks,
         table_bytes: sizes.get(0),
         index_bytes: sizes.get(1),
+        passes: vec![seconds],
     })
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use crate::bench::Measured;
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, Result, chain};
 
 /// Distinct colours for the lines, in the kinds' order.
 const COLOURS: [RGBColor; 9] = [
@@ -25,9 +25,13 @@ pub fn write(path: &Path, results: &[Measured], span: u64, title: &str) -> Resul
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).context(|| format!("creating {}", dir.display()))?;
     }
-    draw(path, results, span, title)
-        .map_err(|e| e.to_string())
-        .context(|| format!("writing the chart {}", path.display()))
+    draw(path, results, span, title).map_err(|e| {
+        Error::msg(format!(
+            "writing the chart {}: {}",
+            path.display(),
+            chain(e.as_ref())
+        ))
+    })
 }
 
 fn draw(

@@ -30,8 +30,24 @@ pub trait Context<T> {
     fn context<S: Into<String>>(self, what: impl FnOnce() -> S) -> Result<T>;
 }
 
-impl<T, E: fmt::Display> Context<T> for std::result::Result<T, E> {
+impl<T, E: std::error::Error> Context<T> for std::result::Result<T, E> {
     fn context<S: Into<String>>(self, what: impl FnOnce() -> S) -> Result<T> {
-        self.map_err(|e| Error(format!("{}: {e}", what().into())))
+        self.map_err(|e| Error(format!("{}: {}", what().into(), chain(&e))))
     }
+}
+
+/// An error's message and its sources' (tokio-postgres keeps the server's
+/// message and the I/O error in the source).
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text
 }

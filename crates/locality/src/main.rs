@@ -23,7 +23,7 @@ use std::time::Duration;
 use clap::Parser;
 use tokio_postgres::{Config, NoTls};
 
-use crate::bench::{Plan, Session};
+use crate::bench::{Measured, Plan, Session};
 use crate::error::{Context, Error, Result};
 use crate::kind::{FleetSpec, Kind};
 use crate::report::thousands;
@@ -91,6 +91,17 @@ struct Args {
     /// Where to write the SVG chart of insert rate against rows inserted.
     #[arg(long, default_value = "docs/locality.svg")]
     chart: PathBuf,
+
+    /// Measure every kind this many times, in turn, and report each
+    /// kind's median pass.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=100))]
+    repeat: u16,
+
+    /// Skip the unreported warm-up insert before the first kind (without
+    /// it, the first kind also pays for the server's cold start: new WAL
+    /// files, empty caches).
+    #[arg(long)]
+    no_warmup: bool,
 
     /// Keep the tables after measuring them (they are dropped by default).
     #[arg(long)]
@@ -211,18 +222,35 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
         client,
         checkpoint: true,
     };
-    let mut results = Vec::new();
-    for &kind in &kinds {
-        let m = bench::run(&mut session, kind, &plan).await?;
+    if !args.no_warmup {
         eprintln!(
-            "locality: {:<17} {:>7.2} s {:>10} rows/s, pk index {:.1} MiB",
-            kind.name(),
-            m.seconds,
-            thousands(m.rate().round() as u64),
-            m.index_bytes as f64 / (1024.0 * 1024.0)
+            "locality: warm-up: {} rows of bigserial, unreported",
+            thousands(plan.rows)
         );
-        results.push(m);
+        bench::run(&mut session, Kind::Bigserial, &plan).await?;
     }
+    let mut passes: Vec<Vec<Measured>> = vec![Vec::new(); kinds.len()];
+    for pass in 1..=args.repeat {
+        // Passes take turns, so a slow spell of the machine falls on one
+        // pass of several kinds rather than on every pass of one.
+        for (i, &kind) in kinds.iter().enumerate() {
+            let m = bench::run(&mut session, kind, &plan).await?;
+            eprintln!(
+                "locality: {}{:<17} {:>7.2} s {:>10} rows/s, pk index {:.1} MiB",
+                if args.repeat > 1 {
+                    format!("pass {pass}: ")
+                } else {
+                    String::new()
+                },
+                kind.name(),
+                m.seconds,
+                thousands(m.rate().round() as u64),
+                m.index_bytes as f64 / (1024.0 * 1024.0)
+            );
+            passes[i].push(m);
+        }
+    }
+    let results: Vec<Measured> = passes.into_iter().filter_map(Measured::median).collect();
 
     // About 20 points a line: spans of whole batches, 100,000 rows for a
     // full run.
@@ -233,10 +261,23 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
         "{} rows per kind in batches of {}, each batch one binary COPY (its own transaction) \
          through tokio-postgres, ids made as rows are written. Fleet kinds: {nodes} writers \
          with nodes of their own, clocks spread over ±{} ms, rows interleaved round-robin. \
-         Tables fresh per kind, autovacuum off for them, CHECKPOINT before each.\n",
+         Tables fresh per kind, autovacuum off for them, CHECKPOINT before each{}{}.\n",
         thousands(args.rows),
         thousands(args.batch),
         args.skew_ms,
+        if args.no_warmup {
+            ""
+        } else {
+            "; an unreported warm-up insert first"
+        },
+        if args.repeat > 1 {
+            format!(
+                "; each kind's median of {} passes, taken in turn",
+                args.repeat
+            )
+        } else {
+            String::new()
+        },
     );
     println!(
         "Server: PostgreSQL {version}, shared_buffers={buffers}, fsync={fsync}; {server_note}.\n"

@@ -22,16 +22,18 @@ pub fn thousands(n: u64) -> String {
 
 /// The summary: one row per kind.
 pub fn summary(results: &[Measured], nodes: usize) -> String {
-    let mut s = String::from(
-        "| # | kind | primary key | seconds | rows/s | pk index MiB | table MiB |\n\
-         |---|---|---|---:|---:|---:|---:|\n",
-    );
+    let passes = results.iter().any(|m| m.passes.len() > 1);
+    let mut s =
+        String::from("| # | kind | primary key | seconds | rows/s | pk index MiB | table MiB |");
+    s.push_str(if passes { " passes (s) |\n" } else { "\n" });
+    s.push_str("|---|---|---|---:|---:|---:|---:|");
+    s.push_str(if passes { "---|\n" } else { "\n" });
     for m in results {
         let number = match Kind::ALL.iter().position(|&k| k == m.kind) {
             Some(i) if !m.kind.is_candidate() => (i + 1).to_string(),
             _ => "tried".to_string(),
         };
-        let _ = writeln!(
+        let _ = write!(
             s,
             "| {number} | {} | {} | {:.2} | {} | {:.1} | {:.1} |",
             m.kind.name(),
@@ -41,6 +43,11 @@ pub fn summary(results: &[Measured], nodes: usize) -> String {
             m.index_bytes as f64 / MIB,
             m.table_bytes as f64 / MIB,
         );
+        if passes {
+            let times: Vec<String> = m.passes.iter().map(|t| format!("{t:.2}")).collect();
+            let _ = write!(s, " {} |", times.join(", "));
+        }
+        s.push('\n');
     }
     s
 }
@@ -155,9 +162,18 @@ mod tests {
             marks: vec![(5, 0.5), (10, 1.0), (15, 1.5), (20, 2.0), (25, 2.5)],
             index_bytes: 0,
             table_bytes: 0,
+            passes: vec![2.5],
         };
         let rates = m.rates(10);
         assert_eq!(rates.iter().map(|r| r.0).collect::<Vec<_>>(), [10, 20, 25]);
         assert!(rates.iter().all(|r| (r.1 - 10.0).abs() < 1e-9));
+
+        let pass = |seconds| Measured {
+            seconds,
+            ..m.clone()
+        };
+        let median = Measured::median(vec![pass(3.0), pass(1.0), pass(2.0)]).unwrap();
+        assert_eq!((median.seconds, median.passes), (2.0, vec![1.0, 2.0, 3.0]));
+        assert!(Measured::median(Vec::new()).is_none());
     }
 }
