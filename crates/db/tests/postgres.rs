@@ -14,6 +14,15 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// A session with the server, its connection driven on the runtime.
+async fn connect(server: &support::Postgres) -> tokio_postgres::Client {
+    let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
+        .await
+        .expect("connect");
+    tokio::spawn(connection);
+    db
+}
+
 const TABLES: &str = "
     CREATE TABLE g (id BYTEA PRIMARY KEY);
     CREATE TABLE l (id BYTEA PRIMARY KEY);
@@ -27,10 +36,7 @@ fn tokio_postgres_keeps_ids_and_their_order() {
         return;
     };
     runtime().block_on(async {
-        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
-            .await
-            .expect("connect");
-        tokio::spawn(connection);
+        let db = connect(&server).await;
         db.batch_execute(TABLES).await.unwrap();
 
         let (g, l) = (guids(), luids());
@@ -74,10 +80,7 @@ fn tokio_postgres_range_queries_by_time() {
         return;
     };
     runtime().block_on(async {
-        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
-            .await
-            .expect("connect");
-        tokio::spawn(connection);
+        let db = connect(&server).await;
         db.batch_execute(TABLES).await.unwrap();
         let (ids, t) = timeline();
         for id in &ids {
@@ -121,10 +124,7 @@ fn tokio_postgres_bad_values_are_errors() {
         return;
     };
     runtime().block_on(async {
-        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
-            .await
-            .expect("connect");
-        tokio::spawn(connection);
+        let db = connect(&server).await;
         let row = db
             .query_one(
                 "SELECT '\\x00ff'::bytea, '\\x000000000000000000000000'::bytea, 7::int8, 'x'::text",
@@ -160,56 +160,12 @@ fn sqlx_postgres_keeps_ids_order_and_ranges() {
             .await
             .expect("connect");
         sqlx::raw_sql(TABLES).execute(&mut db).await.unwrap();
-        let (g, l) = (guids(), luids());
-        for id in &g {
-            sqlx::query("INSERT INTO g VALUES ($1)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        for id in &l {
-            sqlx::query("INSERT INTO l VALUES ($1)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        let back: Vec<Guid> = sqlx::query_scalar("SELECT id FROM g ORDER BY id")
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(back, sorted(&g));
-        let back: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l ORDER BY id")
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(back, sorted(&l));
-
-        sqlx::raw_sql("TRUNCATE l").execute(&mut db).await.unwrap();
-        let (ids, t) = timeline();
-        for id in &ids {
-            sqlx::query("INSERT INTO l VALUES ($1)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        let since = Luid::from_time(t, guid::Drift::DEFAULT);
-        let got: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l WHERE id >= $1 ORDER BY id")
-            .bind(since)
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(got, made_since(&ids, t));
-
-        let bad = sqlx::query_scalar::<_, Guid>("SELECT '\\x00ff'::bytea")
-            .fetch_one(&mut db)
-            .await;
-        assert!(
-            matches!(bad, Err(sqlx::Error::ColumnDecode { .. })),
-            "{bad:?}"
-        );
+        support::sqlx_checks::keeps_ids_order_and_ranges::<sqlx::Postgres>(
+            &mut db,
+            "$1",
+            "SELECT '\\x00ff'::bytea",
+        )
+        .await;
     });
 }
 
@@ -236,10 +192,7 @@ fn text_sorts_as_ids_only_in_byte_order() {
         return;
     };
     runtime().block_on(async {
-        let (db, connection) = tokio_postgres::connect(&server.config(), tokio_postgres::NoTls)
-            .await
-            .expect("connect");
-        tokio::spawn(connection);
+        let db = connect(&server).await;
         db.batch_execute("CREATE TABLE s (id TEXT COLLATE \"C\" PRIMARY KEY)")
             .await
             .unwrap();

@@ -115,59 +115,12 @@ fn sqlx_sqlite_keeps_ids_order_and_ranges() {
             .await
             .unwrap();
         sqlx::raw_sql(TABLES).execute(&mut db).await.unwrap();
-        let (g, l) = (guids(), luids());
-        for id in &g {
-            sqlx::query("INSERT INTO g VALUES (?)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        for id in &l {
-            sqlx::query("INSERT INTO l VALUES (?)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        let back: Vec<Guid> = sqlx::query_scalar("SELECT id FROM g ORDER BY id")
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(back, sorted(&g));
-        let back: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l ORDER BY id")
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(back, sorted(&l));
-
-        sqlx::raw_sql("DELETE FROM l")
-            .execute(&mut db)
-            .await
-            .unwrap();
-        let (ids, t) = timeline();
-        for id in &ids {
-            sqlx::query("INSERT INTO l VALUES (?)")
-                .bind(id)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-        let since = Luid::from_time(t, guid::Drift::DEFAULT);
-        let got: Vec<Luid> = sqlx::query_scalar("SELECT id FROM l WHERE id >= ? ORDER BY id")
-            .bind(since)
-            .fetch_all(&mut db)
-            .await
-            .unwrap();
-        assert_eq!(got, made_since(&ids, t));
-
-        let bad = sqlx::query_scalar::<_, Guid>("SELECT x'00ff'")
-            .fetch_one(&mut db)
-            .await;
-        assert!(
-            matches!(bad, Err(sqlx::Error::ColumnDecode { .. })),
-            "{bad:?}"
-        );
+        support::sqlx_checks::keeps_ids_order_and_ranges::<sqlx::Sqlite>(
+            &mut db,
+            "?",
+            "SELECT x'00ff'",
+        )
+        .await;
     });
 }
 

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod sqlx_checks;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
