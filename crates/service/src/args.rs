@@ -7,9 +7,10 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use guid::flake::{self, Layout};
 
+use tracing::{error, info, warn};
+
 use crate::config::{Config, EtcdLease, Listeners};
 use crate::error::Error;
-use crate::log::Log;
 use crate::server::run;
 
 /// The flags of `guid serve` (noeqd's `-l`, `-d`, `-w`, `-t`, and more).
@@ -100,9 +101,20 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse_duration)]
     pub busy_poll: Duration,
 
-    /// Log nothing.
+    /// Serve GET /metrics (Prometheus), /healthz and /readyz over HTTP on
+    /// this address (":9464" means every interface); off by default.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+
+    /// Log only errors (RUST_LOG is ignored then).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+
+    /// How log lines look on stderr: human (a time, a level and a sentence)
+    /// or json (one object per line, with every value as a field).
+    /// RUST_LOG filters them, e.g. RUST_LOG=warn (default: info).
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    pub log_format: LogFormat,
 
     // The etcd flags are there without the `etcd` feature too: `--etcd` is
     // then refused by `Config::check` with a line saying how to get it.
@@ -201,7 +213,6 @@ impl ServeArgs {
             idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
             state: self.state.clone(),
             busy_poll: self.busy_poll,
-            log: !self.quiet,
             etcd: (!self.etcd.is_empty()).then(|| EtcdLease {
                 endpoints: self.etcd.clone(),
                 prefix: self.prefix.clone(),
@@ -212,23 +223,37 @@ impl ServeArgs {
     }
 }
 
+/// How `guid serve` writes its log lines.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// A time, a level and a sentence that says it all.
+    #[default]
+    Human,
+    /// One JSON object per line: `timestamp`, `level`, `message`, `target`
+    /// and every value of the event as a field of its own.
+    Json,
+}
+
 /// Runs `guid serve` with `args` until SIGTERM or SIGINT: 0 after a
 /// graceful shutdown, 1 on an error, 2 on invalid settings.
 ///
 /// Every setting, the token and state files included, is checked before a
 /// listener opens; a refusal is status 2 and one line on stderr naming the
-/// flag.
+/// flag. Events go to stderr through a `tracing` subscriber installed here
+/// (see [`ServeArgs::log_format`]), unless the process has one already.
 pub fn serve_main(args: ServeArgs) -> ExitCode {
-    let log = Log {
-        enabled: !args.quiet,
-    };
-    let fail = |e: &dyn std::fmt::Display, code: u8| {
-        eprintln!("guid serve: {e}");
-        ExitCode::from(code)
-    };
+    install_subscriber(&args);
+    let format = args.log_format;
     let refuse = |e: Error| {
-        eprintln!("error: {e}");
+        match format {
+            LogFormat::Human => eprintln!("error: {e}"),
+            LogFormat::Json => error!(error = %e, "refused: {e}"),
+        }
         ExitCode::from(2)
+    };
+    let fail = |e: &Error| {
+        error!(error = %e, "{e}");
+        ExitCode::from(1)
     };
     let config = match args.config() {
         Ok(config) => config,
@@ -245,38 +270,75 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         };
         TcpListener::bind(&addr).map_err(|e| Error::io(format!("listen on {addr}"), e))
     };
-    let listeners = match (bind(&args.listen), args.listen_g.as_deref().map(bind)) {
-        (Ok(flake), None) => Listeners::from(flake),
-        (Ok(flake), Some(Ok(global))) => Listeners {
-            flake: Some(flake),
-            global: Some(global),
-        },
-        (Err(e), _) | (_, Some(Err(e))) => return fail(&e, 1),
+    let open = || -> Result<Listeners, Error> {
+        Ok(Listeners {
+            flake: Some(bind(&args.listen)?),
+            global: args.listen_g.as_deref().map(bind).transpose()?,
+            metrics: args.metrics.as_deref().map(bind).transpose()?,
+        })
     };
-    match run(listeners, config, signals(log)) {
+    let listeners = match open() {
+        Ok(listeners) => listeners,
+        Err(e) => return fail(&e),
+    };
+    match run(listeners, config, signals()) {
         Ok(_) => ExitCode::SUCCESS,
-        Err(e) => fail(&e, 1),
+        Err(e) => fail(&e),
     }
 }
 
+/// Events to stderr, as `--log-format` says, filtered by `-q` or RUST_LOG;
+/// nothing is changed if the process has a subscriber already.
+fn install_subscriber(args: &ServeArgs) {
+    use std::io::IsTerminal;
+    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::fmt::format::debug_fn;
+
+    let filter = match args.quiet {
+        true => EnvFilter::new("error"),
+        false => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match args.log_format {
+        // The message says what the fields hold: print it alone.
+        LogFormat::Human => builder
+            .with_target(false)
+            .with_ansi(std::io::stderr().is_terminal())
+            .fmt_fields(debug_fn(|w, field, value| match field.name() {
+                "message" => write!(w, "{value:?}"),
+                _ => Ok(()),
+            }))
+            .try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+    };
+}
+
 /// Completes on SIGTERM or SIGINT.
-async fn signals(log: Log) {
+async fn signals() {
     use tokio::signal::unix::{SignalKind, signal};
     match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
     ) {
         (Ok(mut term), Ok(mut int)) => {
-            let name = tokio::select! {
+            let signal = tokio::select! {
                 _ = term.recv() => "SIGTERM",
                 _ = int.recv() => "SIGINT",
             };
-            log.line(format_args!("{name} received"));
+            info!(signal, "{signal} received");
         }
         (Err(e), _) | (_, Err(e)) => {
-            log.line(format_args!(
+            warn!(
+                error = %e,
                 "cannot handle SIGTERM/SIGINT ({e}): stopping will not be graceful"
-            ));
+            );
             std::future::pending::<()>().await;
         }
     }

@@ -46,6 +46,15 @@ impl FlakeClock {
         }
     }
 
+    /// The lease of the node id, if it is leased.
+    #[cfg(feature = "etcd")]
+    pub(crate) fn lease(&self) -> Option<&Arc<NodeLease>> {
+        match self {
+            FlakeClock::Plain(_) => None,
+            FlakeClock::Leased { lease, .. } => Some(lease),
+        }
+    }
+
     /// How long to wait before a fill of `n`: for the source, or for the
     /// next horizon to be stored in etcd.
     #[inline]

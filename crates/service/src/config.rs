@@ -52,8 +52,6 @@ pub struct Config {
     /// timers and shutdown may wait this long too, so keep it to tens of
     /// microseconds.
     pub busy_poll: Duration,
-    /// Whether to log events on stderr.
-    pub log: bool,
     /// Lease the 64-bit node id from etcd instead of using [`Config::node`]
     /// (needs the `etcd` feature: without it, the service refuses to start).
     pub etcd: Option<EtcdLease>,
@@ -77,26 +75,30 @@ impl Default for Config {
             grace: Duration::from_secs(5),
             time: None,
             busy_poll: Duration::ZERO,
-            log: true,
             etcd: None,
         }
     }
 }
 
-/// The sockets to serve: 64-bit ids on `flake`, 96-bit ids on `global`.
+/// The sockets to serve: 64-bit ids on `flake`, 96-bit ids on `global`,
+/// and metrics and health checks over HTTP on `metrics`.
 #[derive(Debug, Default)]
 pub struct Listeners {
     /// Serves 64-bit flake ids (N × 8 bytes).
     pub flake: Option<std::net::TcpListener>,
     /// Serves 96-bit global ids (N × 12 bytes).
     pub global: Option<std::net::TcpListener>,
+    /// Serves, on a thread of its own, `GET /metrics` (Prometheus'
+    /// exposition), `/healthz` (200 while the process runs) and `/readyz`
+    /// (200 while ids are handed out, else 503 and why); off when `None`.
+    pub metrics: Option<std::net::TcpListener>,
 }
 
 impl From<std::net::TcpListener> for Listeners {
     fn from(flake: std::net::TcpListener) -> Self {
         Listeners {
             flake: Some(flake),
-            global: None,
+            ..Listeners::default()
         }
     }
 }

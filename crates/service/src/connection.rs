@@ -24,7 +24,7 @@ use crate::clock::{FlakeClock, Refused};
 use crate::gate::{Seat, Waiting};
 use crate::protocol::MAX_IDS;
 use crate::session::{Close, Next, Session};
-use crate::shared::{Counts, Kind, Shared};
+use crate::shared::{AuthFailure, Closed, Counts, Kind, Phase, Shared};
 
 /// Replies are written once this much is made.
 const FLUSH_AT: usize = 32 * 1024;
@@ -50,7 +50,7 @@ enum End {
     /// The client closed or sent `N = 0`.
     Client,
     /// A missing or wrong token, or none within the auth timeout.
-    Auth,
+    Auth(AuthFailure),
     /// It authenticated with every seat taken.
     Rejected,
     Idle,
@@ -77,8 +77,9 @@ enum Step {
     Pace(Duration),
 }
 
-/// Ids and requests of one connection, added to the server's counts when
-/// it is dropped: also when shutdown aborts the connection.
+/// Ids and requests of one connection not yet added to the server's
+/// counts: added after each round of replies, so that the counts are
+/// current while the connection lasts, at a cost per read, not per id.
 struct Tally<'a> {
     counts: &'a Counts,
     kind: Kind,
@@ -86,26 +87,70 @@ struct Tally<'a> {
     requests: u64,
 }
 
+impl Tally<'_> {
+    #[inline]
+    fn flush(&mut self) {
+        if self.requests == 0 {
+            return;
+        }
+        let (c, k) = (self.counts, self.kind as usize);
+        c.ids[k].fetch_add(std::mem::take(&mut self.ids), Relaxed);
+        c.requests[k].fetch_add(std::mem::take(&mut self.requests), Relaxed);
+    }
+}
+
 impl Drop for Tally<'_> {
     fn drop(&mut self) {
-        let c = self.counts;
-        match self.kind {
-            Kind::Flake => c.ids.fetch_add(self.ids, Relaxed),
-            Kind::Global => c.global_ids.fetch_add(self.ids, Relaxed),
-        };
-        c.requests.fetch_add(self.requests, Relaxed);
+        self.flush();
+    }
+}
+
+/// A connection open: counted from its accept until it ends, however it
+/// ends (a task aborted before it ran too), with the reason it ended.
+pub(crate) struct Open {
+    shared: Arc<Shared>,
+    kind: Kind,
+    /// Set when the connection ends by itself.
+    closed: Option<Closed>,
+}
+
+impl Open {
+    pub(crate) fn new(shared: Arc<Shared>, kind: Kind) -> Open {
+        shared.counts.open[kind as usize].fetch_add(1, Relaxed);
+        Open {
+            shared,
+            kind,
+            closed: None,
+        }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        let c = &self.shared.counts;
+        c.open[self.kind as usize].fetch_sub(1, Relaxed);
+        // Not ended by itself: aborted at shutdown, or to make room in the
+        // line of connections authenticating.
+        let why = self.closed.unwrap_or_else(|| match self.shared.phase() {
+            Phase::Stopping => Closed::Shutdown,
+            _ => {
+                c.auth_failed(AuthFailure::Evicted);
+                Closed::Auth
+            }
+        });
+        c.close(why);
     }
 }
 
 /// Serves one connection until it ends.
 pub(crate) async fn serve(
     stream: TcpStream,
-    kind: Kind,
-    shared: Arc<Shared>,
+    mut open: Open,
     entry: Entry,
     accepted: Instant,
     mut stop: watch::Receiver<bool>,
 ) {
+    let (shared, kind) = (Arc::clone(&open.shared), open.kind);
     busy_poll::watch(&stream);
     let (seat, waiting) = match entry {
         Entry::Seated(seat) => (Some(seat), None),
@@ -206,7 +251,7 @@ pub(crate) async fn serve(
             biased;
             _ = stop.changed() => break End::Shutdown,
             r = stream.readable() => if r.is_err() { break End::Io },
-            () = &mut auth_deadline, if authenticating => break End::Auth,
+            () = &mut auth_deadline, if authenticating => break End::Auth(AuthFailure::Timeout),
             () = &mut timer, if idle.is_some() => {
                 if expired(last_active, idle, timer.as_mut()) {
                     break End::Idle;
@@ -225,16 +270,21 @@ pub(crate) async fn serve(
         }
     };
 
-    let c = &shared.counts;
-    match end {
-        End::Auth => c.auth_failures.fetch_add(1, Relaxed),
-        End::Rejected => c.rejected.fetch_add(1, Relaxed),
-        End::Idle => c.idle_closed.fetch_add(1, Relaxed),
-        End::Fault => c.faults.fetch_add(1, Relaxed),
-        End::Client | End::Shutdown | End::Io => 0,
+    drop(conn);
+    open.closed = Some(match end {
+        End::Client => Closed::Client,
+        End::Auth(why) => {
+            shared.counts.auth_failed(why);
+            Closed::Auth
+        }
+        End::Rejected => Closed::Cap,
+        End::Idle => Closed::Idle,
+        End::Shutdown => Closed::Shutdown,
+        End::Io => Closed::Io,
+        End::Fault => Closed::Fault,
         #[cfg(feature = "etcd")]
-        End::Lease => 0,
-    };
+        End::Lease => Closed::Lease,
+    });
 }
 
 /// Whether the connection has been idle for the whole timeout; if not, the
@@ -294,7 +344,7 @@ impl Conn<'_> {
                         break;
                     }
                     Next::Close(Close::Auth) => {
-                        step = Step::Close(End::Auth);
+                        step = Step::Close(End::Auth(AuthFailure::Token));
                         break;
                     }
                     Next::Ids(n) => usize::from(n.get()),
@@ -321,6 +371,7 @@ impl Conn<'_> {
                     }
                 }
             }
+            self.tally.flush();
             if let Err(end) = self.write(out) {
                 return Step::Close(end);
             }

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::{Acquire, Release};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use guid::flake::Layout;
 
@@ -35,6 +35,11 @@ pub(crate) struct Horizon {
     ahead: u64,
     /// Serializes writers of the file.
     write: Mutex<()>,
+    /// Writes of the file that succeeded and that failed.
+    saves: AtomicU64,
+    failures: AtomicU64,
+    /// Why the last write failed, if it did.
+    failed: Mutex<Option<String>>,
 }
 
 impl Horizon {
@@ -64,6 +69,9 @@ impl Horizon {
             span,
             ahead: ahead(span, reserve),
             write: Mutex::new(()),
+            saves: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            failed: Mutex::new(None),
         };
         horizon
             .reserve(from)
@@ -105,9 +113,38 @@ impl Horizon {
         if self.saved() >= target {
             return Ok(());
         }
-        write_atomically(&self.path, target)?;
+        self.counted(write_atomically(&self.path, target))?;
         self.saved.fetch_max(target, Release);
         Ok(())
+    }
+
+    /// Writes that succeeded and that failed so far.
+    pub(crate) fn saves(&self) -> (u64, u64) {
+        (self.saves.load(Relaxed), self.failures.load(Relaxed))
+    }
+
+    /// Why the last write failed, unless it succeeded.
+    pub(crate) fn failed(&self) -> Option<String> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Counts a write, and keeps why it failed until one succeeds.
+    fn counted(&self, result: io::Result<()>) -> io::Result<()> {
+        let why = match &result {
+            Ok(()) => {
+                self.saves.fetch_add(1, Relaxed);
+                None
+            }
+            Err(e) => {
+                self.failures.fetch_add(1, Relaxed);
+                Some(e.to_string())
+            }
+        };
+        *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        result
     }
 
     /// Saves exactly `t`, the time of the last id, when no more are
@@ -116,7 +153,7 @@ impl Horizon {
     pub(crate) fn finish(&self, t: u64) -> io::Result<()> {
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
         if t > 0 {
-            return write_atomically(&self.path, t);
+            return self.counted(write_atomically(&self.path, t));
         }
         match fs::remove_file(&self.path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),

@@ -4,14 +4,14 @@
 
 use std::io;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
 use guid::Health;
 use tokio::task::JoinHandle;
+use tracing::{error, info, warn};
 
 use crate::log::{Recurring, describe};
-use crate::shared::Shared;
+use crate::shared::{Closed, Shared};
 
 /// The save in progress and the last reports of recurring events.
 #[derive(Default)]
@@ -27,40 +27,42 @@ pub(crate) struct Housekeeping {
 }
 
 impl Housekeeping {
-    /// One round: the horizon, then the event lines that are due.
+    /// One round: the horizon, then the events that are due.
     pub(crate) async fn tick(&mut self, shared: &Shared) {
         let now = Instant::now();
         self.horizon(shared, now).await;
-        let log = shared.log;
         let c = &shared.counts;
-        let rejected = c.rejected.load(Relaxed);
+        let rejected = c.closed(Closed::Cap);
         if let Some(prev) = self.rejected.due(&rejected, now) {
-            log.line(format_args!(
-                "connection cap reached: {} connections closed at once since the last report",
-                rejected - prev
-            ));
+            let since = rejected - prev;
+            warn!(
+                since,
+                "connection cap reached: {since} connections closed at once since the last report"
+            );
         }
-        let auth = c.auth_failures.load(Relaxed);
+        let auth = c.auth_failures();
         if let Some(prev) = self.auth.due(&auth, now) {
-            log.line(format_args!(
-                "{} connections closed for a missing or wrong token since the last report",
-                auth - prev
-            ));
+            let since = auth - prev;
+            warn!(
+                since,
+                "{since} connections closed for a missing or wrong token since the last report"
+            );
         }
-        let faults = c.faults.load(Relaxed);
+        let faults = c.closed(Closed::Fault);
         if let Some(prev) = self.faults.due(&faults, now) {
-            log.line(format_args!(
-                "{} connections closed because ids could not be made or the state saved",
-                faults - prev
-            ));
+            let since = faults - prev;
+            error!(
+                since,
+                "{since} connections closed because ids could not be made or the state saved"
+            );
         }
-        let health = shared.flake().health();
-        if self.health.due(&health, now).is_some() {
-            log.line(format_args!("64-bit clock: {}", describe(&health)));
+        let health = shared.flake_health();
+        if let Some(prev) = self.health.due(&health, now) {
+            clock_event(64, &prev, &health);
         }
         let health = shared.global.health();
-        if self.global_health.due(&health, now).is_some() {
-            log.line(format_args!("96-bit clock: {}", describe(&health)));
+        if let Some(prev) = self.global_health.due(&health, now) {
+            clock_event(96, &prev, &health);
         }
     }
 
@@ -73,11 +75,13 @@ impl Housekeeping {
             if let Ok(Err(e)) = done.await {
                 self.save_failures += 1;
                 if let Some(prev) = self.save.due(&self.save_failures, now) {
-                    shared.log.line(format_args!(
-                        "saving {} failed ({} times since the last report): {e}",
-                        h.path().display(),
-                        self.save_failures - prev
-                    ));
+                    let (path, since) = (h.path().display(), self.save_failures - prev);
+                    error!(
+                        %path,
+                        error = %e,
+                        since,
+                        "saving {path} failed ({since} times since the last report): {e}"
+                    );
                 }
             }
         }
@@ -95,5 +99,29 @@ impl Housekeeping {
         if let Some(save) = self.saving.take() {
             let _ = save.await;
         }
+    }
+}
+
+/// A clock's rare events, when they changed: a warning when the source
+/// stepped back since `prev`, else news.
+fn clock_event(bits: u32, prev: &Health, h: &Health) {
+    macro_rules! event {
+        ($level:ident) => {
+            $level!(
+                clock = bits,
+                steps_back = h.steps_back,
+                max_step_back = ?h.max_step_back,
+                borrowed = h.borrowed,
+                max_lead = ?h.max_lead,
+                waits = h.waits,
+                "{bits}-bit clock: {}",
+                describe(h)
+            )
+        };
+    }
+    if h.steps_back > prev.steps_back || h.waits > prev.waits {
+        event!(warn);
+    } else {
+        event!(info);
     }
 }

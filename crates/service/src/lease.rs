@@ -16,11 +16,12 @@ use guid::flake::{self, Layout};
 use kguid_etcd::{Error as LeaseError, NodeLease};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tracing::{error, info, warn};
 
 use crate::clock::FlakeClock;
 use crate::config::EtcdLease;
 use crate::error::Error;
-use crate::log::{Log, Recurring};
+use crate::log::Recurring;
 use crate::shared::Shared;
 
 /// A node id leased from etcd, with what it takes to lease one again.
@@ -42,12 +43,11 @@ pub(crate) async fn clock(
     settings: Option<&EtcdLease>,
     layout: Layout,
     builder: flake::Builder,
-    log: Log,
 ) -> Result<(FlakeClock, Option<Lease>), Error> {
     let Some(settings) = settings else {
         return Ok((FlakeClock::Plain(builder.build()?), None));
     };
-    let (client, lease) = acquire(settings, layout, log).await?;
+    let (client, lease) = acquire(settings, layout).await?;
     let clock = match leased(Arc::clone(&lease), builder.clone()).await {
         Ok(clock) => clock,
         Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
@@ -69,14 +69,6 @@ pub(crate) async fn clock(
 async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_etcd::Result<FlakeClock> {
     let clock = lease.flake_clock(builder).await?;
     Ok(FlakeClock::Leased { clock, lease })
-}
-
-/// The lease of a clock, if it has one.
-fn lease_of(clock: &FlakeClock) -> Option<&Arc<NodeLease>> {
-    match clock {
-        FlakeClock::Plain(_) => None,
-        FlakeClock::Leased { lease, .. } => Some(lease),
-    }
 }
 
 impl Lease {
@@ -105,11 +97,7 @@ const RETRY_MIN: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// Connects to etcd and leases a node id in `0..=layout.max_node()`.
-async fn acquire(
-    settings: &EtcdLease,
-    layout: Layout,
-    log: Log,
-) -> Result<(Client, Arc<NodeLease>), Error> {
+async fn acquire(settings: &EtcdLease, layout: Layout) -> Result<(Client, Arc<NodeLease>), Error> {
     if settings.endpoints.is_empty() {
         return Err(Error::Config("no etcd endpoint given".into()));
     }
@@ -136,7 +124,7 @@ async fn acquire(
     let lease = lease(&client, settings, layout)
         .await
         .map_err(|e| fail(&e))?;
-    log_leased(log, settings, &lease);
+    log_leased(settings, &lease);
     Ok((client, Arc::new(lease)))
 }
 
@@ -149,14 +137,16 @@ async fn lease(
     NodeLease::acquire(client.clone(), &settings.prefix, 0..=last, settings.ttl).await
 }
 
-fn log_leased(log: Log, settings: &EtcdLease, lease: &NodeLease) {
-    log.line(format_args!(
-        "node {} leased from etcd under {} (ttl {:?}); 64-bit ids start after Unix ns {}",
-        lease.node(),
-        settings.prefix,
-        lease.ttl(),
-        guid::unix_nanos(lease.not_before()),
-    ));
+fn log_leased(settings: &EtcdLease, lease: &NodeLease) {
+    let (node, prefix, ttl) = (lease.node(), &settings.prefix, lease.ttl());
+    let not_before = guid::unix_nanos(lease.not_before());
+    info!(
+        node,
+        %prefix,
+        ?ttl,
+        not_before,
+        "node {node} leased from etcd under {prefix} (ttl {ttl:?}); 64-bit ids start after Unix ns {not_before}"
+    );
 }
 
 /// Watches the lease until `stop`: logs once when ids stop and when they
@@ -164,7 +154,6 @@ fn log_leased(log: Log, settings: &EtcdLease, lease: &NodeLease) {
 /// clock with it in place of the old one (the template with the new node
 /// id, starting after both the old clock and the new lease's horizon).
 async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>) {
-    let log = shared.log;
     let mut refusing = false;
     loop {
         tokio::select! {
@@ -172,38 +161,40 @@ async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>)
             () = tokio::time::sleep(WATCH) => {}
         }
         let flake = shared.flake();
-        let Some(lease) = lease_of(&flake) else {
+        let Some(lease) = flake.lease() else {
             return;
         };
+        let node = lease.node();
         match lease.check() {
             Ok(()) => {
                 if refusing {
-                    log.line(format_args!(
-                        "lease of node {} confirmed again: serving 64-bit ids",
-                        lease.node()
-                    ));
+                    info!(
+                        node,
+                        "lease of node {node} confirmed again: serving 64-bit ids"
+                    );
                     refusing = false;
                 }
             }
             Err(LeaseError::Expired) => {
                 if !refusing {
-                    log.line(format_args!(
-                        "lease of node {} not confirmed by etcd: refusing 64-bit ids until it is",
-                        lease.node()
-                    ));
+                    warn!(
+                        node,
+                        "lease of node {node} not confirmed by etcd: refusing 64-bit ids until it is"
+                    );
                     refusing = true;
                 }
             }
             Err(e) => {
-                log.line(format_args!(
-                    "lease of node {} ended ({e}): refusing 64-bit ids, acquiring a node id again",
-                    lease.node()
-                ));
-                let Some(next) = reacquire(&shared, &held, &flake, &mut stop).await else {
+                error!(
+                    node,
+                    error = %e,
+                    "lease of node {node} ended ({e}): refusing 64-bit ids, acquiring a node id again"
+                );
+                let Some(next) = reacquire(&held, &flake, &mut stop).await else {
                     return;
                 };
                 // Connections open keep the clock they started with.
-                *shared.flake.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(next);
+                shared.replace_flake(next);
                 refusing = false;
             }
         }
@@ -213,12 +204,10 @@ async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>)
 /// Acquires a lease and builds its clock, retrying with a bounded back-off
 /// until it works; `None` on `stop`.
 async fn reacquire(
-    shared: &Shared,
     held: &Lease,
     old: &FlakeClock,
     stop: &mut watch::Receiver<bool>,
 ) -> Option<FlakeClock> {
-    let log = shared.log;
     let layout = old.layout();
     let mut failures = 0u64;
     let mut reported = Recurring::default();
@@ -234,9 +223,11 @@ async fn reacquire(
             Err(e) => {
                 failures += 1;
                 if reported.due(&failures, Instant::now()).is_some() {
-                    log.line(format_args!(
+                    warn!(
+                        failures,
+                        error = %e,
                         "acquiring a node id failed ({failures} times so far): {e}"
-                    ));
+                    );
                 }
                 continue;
             }
@@ -245,14 +236,14 @@ async fn reacquire(
         let builder = held.template.clone().not_before(old.last_time());
         match leased(Arc::clone(&lease), builder).await {
             Ok(clock) => {
-                log_leased(log, &held.settings, &lease);
+                log_leased(&held.settings, &lease);
                 return Some(clock);
             }
             Err(e) => {
-                log.line(format_args!("no clock for node {node}: {e}"));
+                warn!(node, error = %e, "no clock for node {node}: {e}");
                 if let Ok(lease) = Arc::try_unwrap(lease) {
                     if let Err(e) = lease.release().await {
-                        log.line(format_args!("releasing the lease failed: {e}"));
+                        warn!(node, error = %e, "releasing the lease failed: {e}");
                     }
                 }
             }
@@ -262,9 +253,8 @@ async fn reacquire(
 
 /// Revokes the lease once nothing else holds it.
 async fn release(shared: Arc<Shared>) {
-    let log = shared.log;
     let Ok(shared) = Arc::try_unwrap(shared) else {
-        return log.line(format_args!("lease still in use: left to expire"));
+        return warn!("lease still in use: left to expire");
     };
     let flake = shared.flake.into_inner().unwrap_or_else(|e| e.into_inner());
     let lease = match Arc::try_unwrap(flake) {
@@ -275,13 +265,15 @@ async fn release(shared: Arc<Shared>) {
         _ => None,
     };
     let Some(lease) = lease else {
-        return log.line(format_args!("lease still in use: left to expire"));
+        return warn!("lease still in use: left to expire");
     };
     let node = lease.node();
     match lease.release().await {
-        Ok(()) => log.line(format_args!("lease of node {node} released")),
-        Err(e) => log.line(format_args!(
+        Ok(()) => info!(node, "lease of node {node} released"),
+        Err(e) => warn!(
+            node,
+            error = %e,
             "releasing the lease of node {node} failed ({e}): etcd expires it after its ttl"
-        )),
+        ),
     }
 }

@@ -56,6 +56,10 @@ mod housekeeping;
 mod lease;
 #[cfg(feature = "server")]
 mod log;
+#[cfg(feature = "server")]
+mod metrics;
+#[cfg(feature = "server")]
+mod monitor;
 pub mod protocol;
 #[cfg(feature = "server")]
 mod server;
@@ -67,7 +71,7 @@ mod shared;
 mod start;
 
 #[cfg(feature = "cli")]
-pub use crate::args::{ServeArgs, serve_main};
+pub use crate::args::{LogFormat, ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, Id};
 #[cfg(feature = "server")]
 pub use crate::config::{Config, EtcdLease, Listeners};

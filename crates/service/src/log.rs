@@ -1,28 +1,16 @@
-//! One line per event on stderr, never one per request, and a rate limit
-//! for events that recur.
+//! How the server logs: one event per occurrence through `tracing`, never
+//! one per request, and a rate limit for events that recur.
+//!
+//! Each event's message says everything in words (a human reads the
+//! message alone) and carries the same values as fields, for JSON lines
+//! and other subscribers.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use guid::Health;
 
-/// The shortest time between two lines about the same recurring event.
+/// The shortest time between two events about the same recurring thing.
 pub(crate) const PERIOD: Duration = Duration::from_secs(10);
-
-/// Writes event lines, or nothing when disabled.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Log {
-    pub(crate) enabled: bool,
-}
-
-impl Log {
-    /// Writes one line.
-    pub(crate) fn line(&self, args: fmt::Arguments<'_>) {
-        if self.enabled {
-            eprintln!("guid serve: {args}");
-        }
-    }
-}
 
 /// The last report of a recurring event: the first is reported at once,
 /// then at most one line per [`PERIOD`] with what happened since.
@@ -43,7 +31,7 @@ impl<T: PartialEq + Clone> Recurring<T> {
     }
 }
 
-/// A clock's rare events, for a log line.
+/// A clock's rare events, in words.
 pub(crate) fn describe(h: &Health) -> String {
     format!(
         "source stepped back {} times (largest {:?}), {} units borrowed, largest lead {:?}, {} waits for the source",

@@ -15,22 +15,26 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use tracing::{info, warn};
+
 use crate::busy_poll::{self, BusyPoll};
 use crate::config::{Config, Listeners};
-use crate::connection::{self, Entry};
+use crate::connection::{self, Entry, Open};
 use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::housekeeping::Housekeeping;
-use crate::log::{Log, Recurring, describe};
-use crate::shared::{Kind, Report, Shared};
+use crate::log::{Recurring, describe};
+use crate::monitor::Monitor;
+use crate::shared::{Closed, Kind, Phase, Report, Shared};
 use crate::start;
 
 /// Serves ids on `listeners` until `shutdown` completes, then stops
 /// accepting, finishes the replies in flight (for at most
 /// [`Config::grace`]), saves the state and returns what it did.
 ///
-/// Runs its own single-threaded runtime on the calling thread. Tests bind
-/// port 0 and stop it for real:
+/// Runs its own single-threaded runtime on the calling thread (and, with
+/// [`Listeners::metrics`], one more thread that answers scrapes and health
+/// checks). Tests bind port 0 and stop it for real:
 ///
 /// ```
 /// use std::net::TcpListener;
@@ -39,8 +43,7 @@ use crate::start;
 /// let listener = TcpListener::bind("127.0.0.1:0")?;
 /// let addr = listener.local_addr()?;
 /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-/// let mut config = Config::default();
-/// config.log = false;
+/// let config = Config::default();
 /// let server = std::thread::spawn(move || run(listener, config, async { let _ = stopped.await; }));
 ///
 /// let mut client = Client::connect([addr], None)?;
@@ -52,6 +55,17 @@ use crate::start;
 /// assert_eq!(report.ids, 1_000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Logs
+///
+/// It logs through [`tracing`](https://docs.rs/tracing): one event per
+/// occurrence (start, errors, shutdown, the lease), never one per request,
+/// and recurring trouble at most every 10 s. Events go to the subscriber
+/// of the calling thread, or the global one: a program that embeds the
+/// server installs its own (`tracing_subscriber::fmt().init()`, or
+/// `tracing::subscriber::with_default` around `run`) and filters on the
+/// target `kguid_service`; with none, nothing is logged. Each message says
+/// it all in words and carries the same values as fields.
 pub fn run(
     listeners: impl Into<Listeners>,
     config: Config,
@@ -86,22 +100,21 @@ async fn serve(
     // Every setting is checked, and the state file read, before anything
     // is opened or written.
     let checked = start::check(&config)?;
-    let (flake_listener, global_listener) = listen(listeners)?;
+    let Listeners {
+        flake,
+        global,
+        metrics,
+    } = listeners;
+    let (flake_listener, global_listener) = listen(flake, global)?;
+    // Health checks answer from now on: not ready until serving.
+    let monitor = metrics.map(Monitor::start).transpose()?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
     let horizon = open_horizon(&config, &*time, checked.not_before)?;
     let (flake, global) = clocks(&config, &time, horizon.as_ref(), checked.not_before)?;
     // With --etcd, the 64-bit node id is leased here, kept while serving
     // and released at the end.
     #[cfg(feature = "etcd")]
-    let (flake, lease) = crate::lease::clock(
-        config.etcd.as_ref(),
-        config.layout,
-        flake,
-        Log {
-            enabled: config.log,
-        },
-    )
-    .await?;
+    let (flake, lease) = crate::lease::clock(config.etcd.as_ref(), config.layout, flake).await?;
     #[cfg(not(feature = "etcd"))]
     let flake = crate::clock::FlakeClock::Plain(flake.build()?);
     let shared = Arc::new(Shared::new(
@@ -122,6 +135,7 @@ async fn serve(
         &shared,
         &flake_listener,
         &global_listener,
+        monitor.as_ref(),
         &config,
         checked.not_before,
     );
@@ -129,10 +143,18 @@ async fn serve(
     let mut server = Server::new(Arc::clone(&shared), flake_listener, global_listener);
     #[cfg(feature = "etcd")]
     let lease = lease.map(|lease| lease.keep(Arc::clone(&shared), server.stopping()));
+    if let Some(monitor) = &monitor {
+        monitor.watch(Arc::clone(&shared));
+    }
     if !stopped_early {
+        shared.set_phase(Phase::Serving);
         server.accept(shutdown).await;
     }
+    shared.set_phase(Phase::Stopping);
     let result = server.shutdown(config.grace).await;
+    // The monitor lets go of what the connections shared before the lease
+    // is released.
+    drop(monitor);
     #[cfg(feature = "etcd")]
     if let Some(lease) = lease {
         lease.release(shared).await;
@@ -140,15 +162,15 @@ async fn serve(
     result
 }
 
-/// The listeners on the runtime; at least one is needed.
-fn listen(listeners: Listeners) -> Result<(Option<TcpListener>, Option<TcpListener>), Error> {
-    if listeners.flake.is_none() && listeners.global.is_none() {
+/// The id listeners on the runtime; at least one is needed.
+fn listen(
+    flake: Option<std::net::TcpListener>,
+    global: Option<std::net::TcpListener>,
+) -> Result<(Option<TcpListener>, Option<TcpListener>), Error> {
+    if flake.is_none() && global.is_none() {
         return Err(Error::Config("nothing to listen on".into()));
     }
-    Ok((
-        tokio_listener(listeners.flake)?,
-        tokio_listener(listeners.global)?,
-    ))
+    Ok((tokio_listener(flake)?, tokio_listener(global)?))
 }
 
 fn tokio_listener(l: Option<std::net::TcpListener>) -> Result<Option<TcpListener>, Error> {
@@ -228,8 +250,6 @@ struct Server {
     /// Set at shutdown: connections finish the replies they read, then close.
     stop: watch::Sender<bool>,
     housekeeping: Housekeeping,
-    connections: u64,
-    accept_errors: u64,
     reported_errors: Recurring<u64>,
 }
 
@@ -242,8 +262,6 @@ impl Server {
             tasks: JoinSet::new(),
             stop: watch::Sender::new(false),
             housekeeping: Housekeeping::default(),
-            connections: 0,
-            accept_errors: 0,
             reported_errors: Recurring::default(),
         }
     }
@@ -294,39 +312,37 @@ impl Server {
     /// Serves a new connection: at once in a seat without a token, in the
     /// line of those authenticating with one, or not at all at the cap.
     fn start(&mut self, stream: TcpStream, kind: Kind) {
-        self.connections += 1;
         let accepted = tokio::time::Instant::now();
+        let (shared, tasks) = (&self.shared, &mut self.tasks);
+        shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
         // Replies are whole: send each at once.
         let _ = stream.set_nodelay(true);
-        let stopping = self.stopping();
-        let (shared, tasks) = (&self.shared, &mut self.tasks);
+        let stopping = self.stop.subscribe();
         let start = |entry| {
-            let conn =
-                connection::serve(stream, kind, Arc::clone(shared), entry, accepted, stopping);
-            tasks.spawn(conn)
+            let open = Open::new(Arc::clone(shared), kind);
+            tasks.spawn(connection::serve(stream, open, entry, accepted, stopping))
         };
         if shared.token.is_some() {
-            // Not served before it authenticates: no seat yet.
-            let closed = shared.gate.wait(|w| start(Entry::Waiting(w)));
-            shared.counts.auth_failures.fetch_add(closed, Relaxed);
+            // Not served before it authenticates: no seat yet. Those
+            // closed to make room count themselves as they go.
+            shared.gate.wait(|w| start(Entry::Waiting(w)));
         } else if let Some(seat) = shared.gate.seat() {
             start(Entry::Seated(seat));
         } else {
-            shared.counts.rejected.fetch_add(1, Relaxed);
+            shared.counts.close(Closed::Cap);
         }
     }
 
     /// Counts a failed accept, and reports it when due.
     fn failed(&mut self, e: &io::Error) {
-        self.accept_errors += 1;
-        let due = self
-            .reported_errors
-            .due(&self.accept_errors, Instant::now());
-        if let Some(prev) = due {
-            self.shared.log.line(format_args!(
-                "accept failed ({} since the last report): {e}; backing off, open connections keep being served",
-                self.accept_errors - prev
-            ));
+        let errors = self.shared.counts.accept_errors.fetch_add(1, Relaxed) + 1;
+        if let Some(prev) = self.reported_errors.due(&errors, Instant::now()) {
+            let since = errors - prev;
+            warn!(
+                error = %e,
+                since,
+                "accept failed ({since} since the last report): {e}; backing off, open connections keep being served"
+            );
         }
     }
 
@@ -335,10 +351,11 @@ impl Server {
     async fn shutdown(mut self, grace: Duration) -> Result<Report, Error> {
         drop((self.flake.take(), self.global.take()));
         let shared = Arc::clone(&self.shared);
-        shared.log.line(format_args!(
-            "shutting down: {} connections finishing their replies",
-            self.tasks.len()
-        ));
+        let connections = self.tasks.len();
+        info!(
+            connections,
+            "shutting down: {connections} connections finishing their replies"
+        );
         self.stop.send_replace(true);
         let deadline = tokio::time::sleep(grace);
         tokio::pin!(deadline);
@@ -346,7 +363,8 @@ impl Server {
             tokio::select! {
                 next = self.tasks.join_next() => if next.is_none() { break },
                 () = &mut deadline => {
-                    shared.log.line(format_args!("{} connections did not finish within {grace:?}; closing them", self.tasks.len()));
+                    let connections = self.tasks.len();
+                    warn!(connections, grace = ?grace, "{connections} connections did not finish within {grace:?}; closing them");
                     self.tasks.shutdown().await;
                     break;
                 }
@@ -360,8 +378,8 @@ impl Server {
                 result = Err(Error::io(format!("save {}", h.path().display()), e));
             }
         }
-        let report = shared.report(self.connections, self.accept_errors);
-        log_totals(shared.log, &report);
+        let report = shared.report();
+        log_totals(&report);
         result.map(|()| report)
     }
 }
@@ -389,53 +407,72 @@ fn log_start(
     shared: &Shared,
     flake_listener: &Option<TcpListener>,
     global_listener: &Option<TcpListener>,
+    monitor: Option<&Monitor>,
     config: &Config,
     not_before: Option<u64>,
 ) {
-    let log = shared.log;
     if let Some(l) = flake_listener {
         let flake = shared.flake();
-        let node = flake.node();
-        log.line(format_args!(
-            "listening on {} for 64-bit ids: layout {}, node {node} (datacenter {}, worker {}), max lead {:?}",
-            addr(l),
-            flake.layout(),
-            node >> 5,
-            node & 31,
-            flake.max_lead(),
-        ));
+        let (addr, layout, node, max_lead) =
+            (addr(l), flake.layout(), flake.node(), flake.max_lead());
+        let (datacenter, worker) = (node >> 5, node & 31);
+        info!(
+            %addr,
+            ids = 64,
+            %layout,
+            node,
+            datacenter,
+            worker,
+            ?max_lead,
+            "listening on {addr} for 64-bit ids: layout {layout}, node {node} (datacenter {datacenter}, worker {worker}), max lead {max_lead:?}"
+        );
     }
     if let Some(l) = global_listener {
-        log.line(format_args!(
-            "listening on {} for 96-bit ids: node {:#010x}",
-            addr(l),
-            shared.global.node()
-        ));
+        let (addr, node) = (addr(l), shared.global.node());
+        info!(
+            %addr,
+            ids = 96,
+            node,
+            "listening on {addr} for 96-bit ids: node {node:#010x}"
+        );
+    }
+    if let Some(m) = monitor {
+        let addr = m.addr();
+        info!(
+            %addr,
+            "metrics on http://{addr}/metrics, health on /healthz and /readyz"
+        );
     }
     if let Some(h) = &shared.horizon {
-        log.line(format_args!(
-            "state {}: horizon reserved to Unix ns {}",
-            h.path().display(),
-            h.saved()
-        ));
+        let (path, horizon) = (h.path().display(), h.saved());
+        info!(%path, horizon, "state {path}: horizon reserved to Unix ns {horizon}");
     }
-    if let Some(t) = not_before {
-        log.line(format_args!("issuing no id at or before Unix ns {t}"));
+    if let Some(not_before) = not_before {
+        info!(
+            not_before,
+            "issuing no id at or before Unix ns {not_before}"
+        );
     }
-    let auth = match shared.token {
-        Some(_) => format!(
+    let auth = shared.token.is_some();
+    let auth_words = match auth {
+        true => format!(
             "auth on (the token within {:?} of accept, at most {} connections waiting for it)",
             config.auth_timeout, config.max_unauthed
         ),
-        None => "auth off".to_owned(),
+        false => "auth off".to_owned(),
     };
-    log.line(format_args!(
-        "{auth}, at most {} connections, idle timeout {}",
+    let idle = shared
+        .idle
+        .map_or_else(|| "off".to_owned(), |d| format!("{d:?}"));
+    info!(
+        auth,
+        auth_timeout = ?config.auth_timeout,
+        max_unauthed = config.max_unauthed,
+        max_conns = config.max_conns,
+        idle_timeout = %idle,
+        "{auth_words}, at most {} connections, idle timeout {idle}",
         config.max_conns,
-        shared
-            .idle
-            .map_or_else(|| "off".to_owned(), |d| format!("{d:?}")),
-    ));
+    );
 }
 
 fn addr(l: &TcpListener) -> String {
@@ -443,8 +480,19 @@ fn addr(l: &TcpListener) -> String {
         .map_or_else(|e| format!("(unknown address: {e})"), |a| a.to_string())
 }
 
-fn log_totals(log: Log, r: &Report) {
-    log.line(format_args!(
+fn log_totals(r: &Report) {
+    info!(
+        connections = r.connections,
+        requests = r.requests,
+        ids = r.ids,
+        global_ids = r.global_ids,
+        closed_at_cap = r.rejected,
+        auth_failures = r.auth_failures,
+        closed_idle = r.idle_closed,
+        closed_on_faults = r.faults,
+        accept_errors = r.accept_errors,
+        steps_back = r.health.steps_back,
+        global_steps_back = r.global_health.steps_back,
         "stopped: {} connections, {} requests, {} 64-bit ids, {} 96-bit ids; closed: {} at the cap, {} for auth, {} idle, {} on faults; {} accept errors; 64-bit clock: {}; 96-bit clock: {}",
         r.connections,
         r.requests,
@@ -457,5 +505,5 @@ fn log_totals(log: Log, r: &Report) {
         r.accept_errors,
         describe(&r.health),
         describe(&r.global_health)
-    ));
+    );
 }

@@ -2,9 +2,9 @@
 //! gate of seats and the counts, and the [`Report`] made from them.
 
 use std::io;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU8, AtomicU64};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use guid::flake;
@@ -14,7 +14,6 @@ use crate::clock::FlakeClock;
 use crate::config::Config;
 use crate::gate::Gate;
 use crate::horizon::Horizon;
-use crate::log::Log;
 
 /// What a server did, returned when it stops.
 #[derive(Clone, Debug, Default)]
@@ -50,20 +49,145 @@ pub struct Report {
 /// Which ids a listener serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    Flake,
-    Global,
+    Flake = 0,
+    Global = 1,
 }
 
-/// Counters that connections add to when they close, or on rare events.
+impl Kind {
+    pub(crate) const ALL: [Kind; 2] = [Kind::Flake, Kind::Global];
+
+    /// Its name in metrics and logs.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Flake => "flake",
+            Kind::Global => "global",
+        }
+    }
+}
+
+/// Why the server closed a connection (or the client did).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Closed {
+    /// The client closed or sent `N = 0`.
+    Client = 0,
+    /// The socket failed.
+    Io,
+    /// The connection cap: at accept, or when it authenticated.
+    Cap,
+    /// A missing or wrong token, none within the auth timeout, or room made
+    /// in the full line of connections authenticating.
+    Auth,
+    Idle,
+    /// An id could not be made or the horizon saved.
+    Fault,
+    /// The leased node id was not confirmed.
+    Lease,
+    Shutdown,
+}
+
+impl Closed {
+    pub(crate) const ALL: [Closed; 8] = [
+        Closed::Client,
+        Closed::Io,
+        Closed::Cap,
+        Closed::Auth,
+        Closed::Idle,
+        Closed::Fault,
+        Closed::Lease,
+        Closed::Shutdown,
+    ];
+
+    /// Its name in metrics.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Closed::Client => "client",
+            Closed::Io => "io",
+            Closed::Cap => "cap",
+            Closed::Auth => "auth",
+            Closed::Idle => "idle",
+            Closed::Fault => "fault",
+            Closed::Lease => "lease",
+            Closed::Shutdown => "shutdown",
+        }
+    }
+}
+
+/// Why a connection failed to authenticate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AuthFailure {
+    /// A wrong token, or a request before the auth frame.
+    Token = 0,
+    /// No whole auth frame within the auth timeout.
+    Timeout,
+    /// Closed to make room in the full line of connections authenticating.
+    Evicted,
+}
+
+impl AuthFailure {
+    pub(crate) const ALL: [AuthFailure; 3] = [
+        AuthFailure::Token,
+        AuthFailure::Timeout,
+        AuthFailure::Evicted,
+    ];
+
+    /// Its name in metrics.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            AuthFailure::Token => "token",
+            AuthFailure::Timeout => "timeout",
+            AuthFailure::Evicted => "evicted",
+        }
+    }
+}
+
+/// Counters the connections and the accept loop add to, read by reports,
+/// log lines and metrics. Each is a plain relaxed atomic: the id path
+/// takes no lock to count.
 #[derive(Default)]
 pub(crate) struct Counts {
-    pub(crate) ids: AtomicU64,
-    pub(crate) global_ids: AtomicU64,
-    pub(crate) requests: AtomicU64,
-    pub(crate) rejected: AtomicU64,
-    pub(crate) auth_failures: AtomicU64,
-    pub(crate) idle_closed: AtomicU64,
-    pub(crate) faults: AtomicU64,
+    /// Ids sent, by [`Kind`].
+    pub(crate) ids: [AtomicU64; 2],
+    /// Requests answered, by [`Kind`].
+    pub(crate) requests: [AtomicU64; 2],
+    /// Connections accepted, by [`Kind`].
+    pub(crate) accepted: [AtomicU64; 2],
+    /// Connections open now (served or authenticating), by [`Kind`].
+    pub(crate) open: [AtomicU64; 2],
+    /// Connections closed, by [`Closed`].
+    pub(crate) closed: [AtomicU64; Closed::ALL.len()],
+    /// Failed authentications, by [`AuthFailure`].
+    pub(crate) auth_failures: [AtomicU64; AuthFailure::ALL.len()],
+    /// Failed accepts.
+    pub(crate) accept_errors: AtomicU64,
+}
+
+impl Counts {
+    pub(crate) fn close(&self, why: Closed) {
+        self.closed[why as usize].fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn closed(&self, why: Closed) -> u64 {
+        self.closed[why as usize].load(Relaxed)
+    }
+
+    pub(crate) fn auth_failed(&self, why: AuthFailure) {
+        self.auth_failures[why as usize].fetch_add(1, Relaxed);
+    }
+
+    /// Failed authentications of every cause.
+    pub(crate) fn auth_failures(&self) -> u64 {
+        self.auth_failures.iter().map(|c| c.load(Relaxed)).sum()
+    }
+}
+
+/// Where the server is in its life, for readiness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Built, not accepting yet.
+    Starting = 0,
+    Serving,
+    /// Shutdown began: no more accepts.
+    Stopping,
 }
 
 /// What every connection shares.
@@ -85,7 +209,10 @@ pub(crate) struct Shared {
     /// The time source, not capped by the horizon.
     pub(crate) time: Arc<dyn TimeSource>,
     pub(crate) counts: Counts,
-    pub(crate) log: Log,
+    /// The rare events of 64-bit clocks replaced since the start (a lost
+    /// lease), so that the health of the 64-bit ids only grows.
+    retired: Mutex<Health>,
+    phase: AtomicU8,
 }
 
 impl Shared {
@@ -112,15 +239,50 @@ impl Shared {
             horizon,
             time,
             counts: Counts::default(),
-            log: Log {
-                enabled: config.log,
-            },
+            retired: Mutex::new(Health::default()),
+            phase: AtomicU8::new(Phase::Starting as u8),
         }
     }
 
     /// The current 64-bit clock.
     pub(crate) fn flake(&self) -> Arc<FlakeClock> {
         Arc::clone(&self.flake.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Puts `next` in place of the 64-bit clock (connections open keep
+    /// the one they started with); the old clock's health is kept.
+    #[cfg(feature = "etcd")]
+    pub(crate) fn replace_flake(&self, next: FlakeClock) {
+        let old = std::mem::replace(
+            &mut *self.flake.write().unwrap_or_else(|e| e.into_inner()),
+            Arc::new(next),
+        );
+        let mut retired = self.retired.lock().unwrap_or_else(|e| e.into_inner());
+        *retired = add(&retired, &old.health());
+    }
+
+    /// The rare events of the 64-bit clocks since the start.
+    pub(crate) fn flake_health(&self) -> Health {
+        let retired = *self.retired.lock().unwrap_or_else(|e| e.into_inner());
+        add(&retired, &self.flake().health())
+    }
+
+    /// Where the server is in its life.
+    pub(crate) fn phase(&self) -> Phase {
+        match self.phase.load(Relaxed) {
+            0 => Phase::Starting,
+            1 => Phase::Serving,
+            _ => Phase::Stopping,
+        }
+    }
+
+    pub(crate) fn set_phase(&self, phase: Phase) {
+        self.phase.store(phase as u8, Relaxed);
+    }
+
+    /// How far the last id of `kind` is ahead of the time source now.
+    pub(crate) fn lead(&self, kind: Kind) -> Duration {
+        Duration::from_nanos(self.last(kind).saturating_sub(self.time.now()))
     }
 
     /// Moves the horizon on, fsynced, if the next reply could pass it.
@@ -169,21 +331,34 @@ impl Shared {
         }
     }
 
-    /// What the connections did, with the server's own counts.
-    pub(crate) fn report(&self, connections: u64, accept_errors: u64) -> Report {
+    /// What the server did so far.
+    pub(crate) fn report(&self) -> Report {
         let c = &self.counts;
+        let both = |a: &[AtomicU64; 2]| a.iter().map(|n| n.load(Relaxed)).sum();
         Report {
-            connections,
-            ids: c.ids.load(Relaxed),
-            global_ids: c.global_ids.load(Relaxed),
-            requests: c.requests.load(Relaxed),
-            rejected: c.rejected.load(Relaxed),
-            auth_failures: c.auth_failures.load(Relaxed),
-            idle_closed: c.idle_closed.load(Relaxed),
-            accept_errors,
-            faults: c.faults.load(Relaxed),
-            health: self.flake().health(),
+            connections: both(&c.accepted),
+            ids: c.ids[Kind::Flake as usize].load(Relaxed),
+            global_ids: c.ids[Kind::Global as usize].load(Relaxed),
+            requests: both(&c.requests),
+            rejected: c.closed(Closed::Cap),
+            auth_failures: c.auth_failures(),
+            idle_closed: c.closed(Closed::Idle),
+            accept_errors: c.accept_errors.load(Relaxed),
+            faults: c.closed(Closed::Fault),
+            health: self.flake_health(),
             global_health: self.global.health(),
         }
+    }
+}
+
+/// The events of two clocks, or of one clock's two lives: counts added,
+/// the largest of the largest.
+fn add(a: &Health, b: &Health) -> Health {
+    Health {
+        steps_back: a.steps_back + b.steps_back,
+        max_step_back: a.max_step_back.max(b.max_step_back),
+        borrowed: a.borrowed + b.borrowed,
+        max_lead: a.max_lead.max(b.max_lead),
+        waits: a.waits + b.waits,
     }
 }

@@ -17,6 +17,8 @@ use kguid_service::{Config, Listeners, Report, run};
 pub struct Server {
     pub addr: SocketAddr,
     pub global: Option<SocketAddr>,
+    /// The metrics listener's address, if it has one.
+    pub metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<Result<Report, kguid_service::Error>>>,
 }
@@ -27,25 +29,46 @@ impl Server {
     }
 
     /// Also listens for 96-bit ids.
-    pub fn start_with(mut config: Config, global: bool) -> Server {
-        config.log = std::env::var_os("KGUID_TEST_LOG").is_some();
-        let flake = TcpListener::bind("127.0.0.1:0").unwrap();
+    pub fn start_with(config: Config, global: bool) -> Server {
+        Server::start_full(config, global, false)
+    }
+
+    /// Also listens for 96-bit ids, and for metrics. Its events are
+    /// printed with `KGUID_TEST_LOG` set, else dropped.
+    pub fn start_full(config: Config, global: bool, metrics: bool) -> Server {
+        let bind = || TcpListener::bind("127.0.0.1:0").unwrap();
+        let flake = bind();
         let addr = flake.local_addr().unwrap();
-        let global = global.then(|| TcpListener::bind("127.0.0.1:0").unwrap());
+        let global = global.then(bind);
         let global_addr = global.as_ref().map(|l| l.local_addr().unwrap());
+        let metrics = metrics.then(bind);
+        let metrics_addr = metrics.as_ref().map(|l| l.local_addr().unwrap());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let listeners = Listeners {
             flake: Some(flake),
             global,
+            metrics,
         };
         let thread = std::thread::spawn(move || {
-            run(listeners, config, async {
-                let _ = stopped.await;
-            })
+            let serve = || {
+                run(listeners, config, async {
+                    let _ = stopped.await;
+                })
+            };
+            match std::env::var_os("KGUID_TEST_LOG") {
+                Some(_) => {
+                    let log = tracing_subscriber::fmt()
+                        .with_writer(std::io::stderr)
+                        .finish();
+                    tracing::subscriber::with_default(log, serve)
+                }
+                None => serve(),
+            }
         });
         Server {
             addr,
             global: global_addr,
+            metrics: metrics_addr,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -342,7 +365,6 @@ pub fn child_main() {
         .unwrap_or(0);
     let mut config = Config::default();
     config.node = 1;
-    config.log = false;
     config.state = std::env::var_os("KGUID_CHILD_STATE").map(PathBuf::from);
     config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(
         back_ms * 1_000_000,
