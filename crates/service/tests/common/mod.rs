@@ -181,10 +181,43 @@ impl ChildServer {
         setup(&mut cmd);
         let mut child = cmd.spawn().expect("spawn guid-serve");
         let stderr = child.stderr.take().unwrap();
-        ChildServer::watch(child, stderr, |line| {
-            let at = line.find("listening on ")?;
-            line[at..].split_whitespace().nth(2)?.parse().ok()
-        })
+        ChildServer::watch(
+            child,
+            stderr,
+            |line| {
+                let at = line.find("listening on ")?;
+                line[at..].split_whitespace().nth(2)?.parse().ok()
+            },
+            None,
+        )
+    }
+
+    /// Starts the `guid-serve` binary with `args` on a free port it is
+    /// given (for runs that log nothing, so no start line to read it
+    /// from), once it accepts connections there.
+    pub fn binary_quiet(args: &[&str], setup: impl FnOnce(&mut Command)) -> ChildServer {
+        let addr = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
+        cmd.args(["-l", &addr.to_string()]).args(args);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        setup(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn guid-serve");
+        let stderr = child.stderr.take().unwrap();
+        let server = ChildServer::watch(child, stderr, move |_| None, Some(addr));
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(addr).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not listening: {}",
+                server.output_so_far()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        server
     }
 
     /// Runs the test binary's ignored `child_server` test as a server
@@ -208,18 +241,24 @@ impl ChildServer {
             .stderr(Stdio::null());
         let mut child = cmd.spawn().expect("spawn the test binary");
         let stdout = child.stdout.take().unwrap();
-        ChildServer::watch(child, stdout, |line| {
-            let at = line.find("ADDR ")?;
-            line[at + 5..].trim().parse().ok()
-        })
+        ChildServer::watch(
+            child,
+            stdout,
+            |line| {
+                let at = line.find("ADDR ")?;
+                line[at + 5..].trim().parse().ok()
+            },
+            None,
+        )
     }
 
     /// Collects the child's output in a thread and waits (at most 10 s)
-    /// for the line that gives its address.
+    /// for the line that gives its address, unless it is `known`.
     fn watch(
         mut child: Child,
         out: impl Read + Send + 'static,
         addr_of: impl Fn(&str) -> Option<SocketAddr> + Send + 'static,
+        known: Option<SocketAddr>,
     ) -> ChildServer {
         let output = Arc::new(Mutex::new(String::new()));
         let (tx, rx) = mpsc::channel();
@@ -237,6 +276,14 @@ impl ChildServer {
                 }
             })
         };
+        if let Some(addr) = known {
+            return ChildServer {
+                child,
+                addr,
+                output,
+                reader: Some(reader),
+            };
+        }
         match rx.recv_timeout(Duration::from_secs(10)) {
             Ok(addr) => ChildServer {
                 child,
@@ -373,4 +420,109 @@ pub fn child_main() {
     println!("ADDR {}", listener.local_addr().unwrap());
     std::io::stdout().flush().unwrap();
     run(listener, config, std::future::pending::<()>()).unwrap();
+}
+
+/// One HTTP/1.1 GET of `path` on a new connection: the status and the
+/// body (the server closes the connection after its answer).
+pub fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect to the metrics listener");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kguid-test\r\nAccept: */*\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).expect("read the answer");
+    let (head, body) = reply
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no head in {reply:?}"));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no Content-Length in {head:?}"));
+    assert_eq!(body.len(), length, "{head}");
+    (status, body.to_owned())
+}
+
+/// The samples of an exposition by series (`name{label="value"}` as
+/// printed), after checking its shape: every sample belongs to a family
+/// with a HELP and a TYPE line, counters end in `_total`, a UNIT is the
+/// end of its family's name, and `# EOF` ends it. The full check is a
+/// real Prometheus's (tests/prometheus.rs).
+pub fn samples(text: &str) -> std::collections::BTreeMap<String, f64> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut out = BTreeMap::new();
+    let (mut helped, mut types) = (BTreeSet::new(), BTreeMap::new());
+    let body = text
+        .strip_suffix("# EOF\n")
+        .unwrap_or_else(|| panic!("no # EOF at the end: {text}"));
+    for line in body.lines() {
+        if let Some(rest) = line.strip_prefix("# ") {
+            let mut words = rest.splitn(3, ' ');
+            let (kind, name, what) = (words.next(), words.next(), words.next());
+            let (Some(kind), Some(name), Some(what)) = (kind, name, what) else {
+                panic!("a comment that is no HELP, TYPE or UNIT: {line:?}");
+            };
+            match kind {
+                "HELP" => assert!(helped.insert(name.to_owned()), "two HELP for {name}"),
+                "TYPE" => assert!(types.insert(name.to_owned(), what.to_owned()).is_none()),
+                "UNIT" => assert!(name.ends_with(&format!("_{what}")), "{line}"),
+                _ => panic!("{line:?}"),
+            }
+            continue;
+        }
+        let (series, value) = line
+            .rsplit_once(' ')
+            .unwrap_or_else(|| panic!("no value: {line:?}"));
+        let name = series.split('{').next().unwrap();
+        let family = types
+            .keys()
+            .filter(|f| name.starts_with(f.as_str()))
+            .max_by_key(|f| f.len())
+            .unwrap_or_else(|| panic!("{name}: no TYPE before it"));
+        assert!(helped.contains(family), "{family}: no HELP");
+        match types[family].as_str() {
+            "counter" => assert_eq!(name, format!("{family}_total"), "{line}"),
+            "info" => assert_eq!(name, format!("{family}_info"), "{line}"),
+            _ => assert_eq!(name, family, "{line}"),
+        }
+        let value: f64 = value
+            .parse()
+            .unwrap_or_else(|_| panic!("not a number: {line:?}"));
+        assert!(
+            out.insert(series.to_owned(), value).is_none(),
+            "twice: {line}"
+        );
+    }
+    out
+}
+
+/// `GET /metrics`, checked and read.
+pub fn scrape(addr: SocketAddr) -> std::collections::BTreeMap<String, f64> {
+    let (status, body) = http_get(addr, "/metrics");
+    assert_eq!(status, 200, "{body}");
+    samples(&body)
+}
+
+/// Polls `probe` every 20 ms until it returns `Some`, for at most `limit`
+/// (a bound against hanging, not a timing claim).
+pub fn eventually<T>(limit: Duration, what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(t) = probe() {
+            return t;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not within {limit:?}: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
