@@ -246,6 +246,13 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         None,
         if lease.check().is_ok() { 1.0 } else { 0.0 },
     )?;
+    gauge(
+        e,
+        "guid_lease_ttl",
+        "The TTL etcd granted the lease: how long after a crash the node id stays taken.",
+        Some(&Unit::Seconds),
+        lease.ttl().as_secs_f64(),
+    )?;
     let remaining = lease
         .valid_until()
         .saturating_duration_since(std::time::Instant::now());

@@ -423,13 +423,13 @@ pub fn child_main() {
 }
 
 /// One HTTP/1.1 GET of `path` on a new connection: the status and the
-/// body (the server closes the connection after its answer).
+/// body (`Content-Length` or chunked).
 pub fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect to the metrics listener");
+    let mut s = TcpStream::connect(addr).expect("connect to the HTTP listener");
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kguid-test\r\nAccept: */*\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kguid-test\r\nAccept: */*\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut reply = String::new();
@@ -442,10 +442,27 @@ pub fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("Content-Length: "))
-        .and_then(|n| n.trim().parse().ok())
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+        })
+    };
+    if header("Transfer-Encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        let mut rest = body;
+        let mut out = String::new();
+        loop {
+            let (size, after) = rest.split_once("\r\n").expect("a chunk size");
+            let size = usize::from_str_radix(size.trim(), 16).expect("a hex chunk size");
+            if size == 0 {
+                return (status, out);
+            }
+            out.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+    }
+    let length: usize = header("Content-Length")
+        .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no Content-Length in {head:?}"));
     assert_eq!(body.len(), length, "{head}");
     (status, body.to_owned())
