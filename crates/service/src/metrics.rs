@@ -239,12 +239,13 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         None,
         f64::from(lease.node()),
     )?;
+    let held = lease.check().is_ok();
     gauge(
         e,
         "guid_lease_held",
         "1 while etcd confirms the lease (64-bit ids are handed out), else 0.",
         None,
-        if lease.check().is_ok() { 1.0 } else { 0.0 },
+        if held { 1.0 } else { 0.0 },
     )?;
     gauge(
         e,
@@ -253,9 +254,12 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         Some(&Unit::Seconds),
         lease.ttl().as_secs_f64(),
     )?;
-    let remaining = lease
-        .valid_until()
-        .saturating_duration_since(std::time::Instant::now());
+    let remaining = match held {
+        true => lease
+            .valid_until()
+            .saturating_duration_since(std::time::Instant::now()),
+        false => Duration::ZERO,
+    };
     gauge(
         e,
         "guid_lease_remaining",

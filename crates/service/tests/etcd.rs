@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, Server, ask, raw, shifted_clock};
+use common::{ChildServer, Server, ask, eventually, http_get, raw, scrape, shifted_clock};
 use etcd_client::{Compare, CompareOp, GetOptions, PutOptions, Txn, TxnOp};
 use guid::flake::Layout;
 use kguid_service::{Config, EtcdLease};
@@ -129,24 +129,11 @@ fn wait_for_log(server: &ChildServer, line: &str, limit: Duration) {
     }
 }
 
-/// The server's lease revoked behind its back, while a rival holds every
-/// other node id: the server refuses 64-bit ids (it closes connections)
-/// until it leases a node id again, then issues ids later than every id
-/// of the lost lease.
-#[tokio::test]
-async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
-    let Some(etcd) = support::etcd().await else {
-        return;
-    };
-    let started = Instant::now();
-    let endpoint = etcd.endpoint();
-    let prefix = "/test/reacquire";
-    let args = ["--etcd", &endpoint, "--prefix", prefix, "--lease-ttl", "2s"];
-    let mut server = ChildServer::binary(&args, |_| {});
-    let before = fetch(server.addr);
-    let node = *nodes(&before).first().expect("ids");
-
-    let mut admin = etcd.client().await;
+/// A rival holds every node id under `prefix` but `node`, takes the
+/// server's claim on `node` over in one transaction (so that the server
+/// cannot simply get it back) and revokes the server's lease; returns the
+/// rival's lease, whose revoke frees them all.
+async fn take_every_node(admin: &mut etcd_client::Client, prefix: &str, node: u64) -> i64 {
     let claims = format!("{prefix}/claim/");
     let listed = admin
         .get(claims.as_str(), Some(GetOptions::new().with_prefix()))
@@ -181,6 +168,28 @@ async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
         .lease_revoke(lost)
         .await
         .expect("revoke the server's lease");
+    rival
+}
+
+/// The server's lease revoked behind its back, while a rival holds every
+/// other node id: the server refuses 64-bit ids (it closes connections)
+/// until it leases a node id again, then issues ids later than every id
+/// of the lost lease.
+#[tokio::test]
+async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let started = Instant::now();
+    let endpoint = etcd.endpoint();
+    let prefix = "/test/reacquire";
+    let args = ["--etcd", &endpoint, "--prefix", prefix, "--lease-ttl", "2s"];
+    let mut server = ChildServer::binary(&args, |_| {});
+    let before = fetch(server.addr);
+    let node = *nodes(&before).first().expect("ids");
+
+    let mut admin = etcd.client().await;
+    let rival = take_every_node(&mut admin, prefix, node).await;
 
     wait_for_log(
         &server,
@@ -366,4 +375,67 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
         "2 s behind: {requests} requests, {issued} ids, none refused; ids ran {:?} past A's last",
         time(prev).duration_since(time(last_a)).unwrap_or_default()
     );
+}
+
+/// `/readyz` with `--etcd`: 200 while the lease is held, 503 with the
+/// reason once it is lost (the claim taken over and the lease revoked, as
+/// above), 200 again once a node id is leased again; the lease's metrics
+/// say the same, and `/healthz` stays 200 throughout.
+#[tokio::test]
+async fn readiness_follows_the_lease() {
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let prefix = "/test/ready";
+    let mut config = Config::default();
+    config.etcd = Some(EtcdLease {
+        endpoints: vec![etcd.endpoint()],
+        prefix: prefix.into(),
+        ttl: Duration::from_secs(2),
+    });
+    let server = Server::start_full(config, false, true);
+    let metrics = server.metrics.expect("a metrics listener");
+    let node = *nodes(&fetch(server.addr)).first().expect("ids");
+    let limit = Duration::from_secs(10);
+    let ready = || http_get(metrics, "/readyz");
+    eventually(limit, "ready", || {
+        (ready() == (200, "ok\n".into())).then_some(())
+    });
+    let m = scrape(metrics);
+    assert_eq!(m["guid_lease_node"], node as f64);
+    assert_eq!(m["guid_lease_held"], 1.0);
+    assert!(m["guid_lease_remaining_seconds"] > 0.0, "{m:#?}");
+    assert!(m["guid_lease_remaining_seconds"] <= m["guid_lease_ttl_seconds"]);
+    assert!(m["guid_lease_horizon_timestamp_seconds"] > 1.6e9);
+
+    let mut admin = etcd.client().await;
+    let rival = take_every_node(&mut admin, prefix, node).await;
+    let why = eventually(limit, "not ready once the lease is lost", || {
+        let (status, body) = ready();
+        (status == 503).then_some(body)
+    });
+    assert!(why.contains(&format!("the lease of node {node} ")), "{why}");
+    assert_eq!(why.lines().count(), 1, "{why}");
+    assert_eq!(http_get(metrics, "/healthz").0, 200);
+    assert!(try_ask(server.addr, 1).is_none(), "ids from a lost lease");
+    let m = scrape(metrics);
+    assert_eq!(m["guid_lease_held"], 0.0, "{m:#?}");
+    assert_eq!(m["guid_lease_remaining_seconds"], 0.0, "{m:#?}");
+    assert!(m["guid_lease_refusals_total"] >= 1.0, "{m:#?}");
+    assert_eq!(
+        m["guid_lease_refusals_total"],
+        m["guid_connections_closed_total{reason=\"lease\"}"]
+    );
+
+    admin.lease_revoke(rival).await.expect("revoke the rival");
+    eventually(limit, "ready again", || (ready().0 == 200).then_some(()));
+    let m = scrape(metrics);
+    assert_eq!(m["guid_lease_held"], 1.0, "{m:#?}");
+    assert_eq!(
+        m["guid_lease_node"], node as f64,
+        "the lowest free node id again"
+    );
+    assert_eq!(nodes(&fetch(server.addr)).first(), Some(&node));
+    server.stop();
+    println!("node {node}: ready, 503 ({why:?}) while lost, ready again");
 }
