@@ -25,6 +25,9 @@ pub struct Measured {
     pub index_bytes: i64,
     /// `pg_relation_size` of the table (summed over partitions).
     pub table_bytes: i64,
+    /// WAL written during the inserts (the server's, so other sessions'
+    /// writes count too).
+    pub wal_bytes: i64,
     /// The seconds of every pass of this kind, when the run made several
     /// and this is the median one.
     pub passes: Vec<f64>,
@@ -108,6 +111,14 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
     let statement = client.prepare(&copy).await.context(|| copy.clone())?;
     let types = kind.types();
 
+    let wal = |what: &'static str| async move {
+        client
+            .query_one("SELECT pg_current_wal_insert_lsn()::text", &[])
+            .await
+            .map(|row| row.get::<_, String>(0))
+            .context(|| format!("{}: reading the WAL position {what}", kind.name()))
+    };
+    let wal_start = wal("before").await?;
     let mut ids = kind.ids(&plan.fleet);
     let mut marks = Vec::with_capacity(plan.rows.div_ceil(plan.batch) as usize);
     let start = Instant::now();
@@ -130,6 +141,7 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
         marks.push((done, start.elapsed().as_secs_f64()));
     }
     let seconds = start.elapsed().as_secs_f64();
+    let wal_end = wal("after").await?;
 
     // A partitioned table's or index's own size is 0: its partitions hold
     // the pages. A plain one has no partition tree.
@@ -145,11 +157,11 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
                 "WITH t(r) AS (SELECT $1::text::regclass),
                       i(r) AS (SELECT conindid::regclass FROM pg_constraint, t
                                 WHERE conrelid = t.r AND contype = 'p')
-                 SELECT {}, {}",
+                 SELECT {}, {}, pg_wal_lsn_diff($2::text::pg_lsn, $3::text::pg_lsn)::int8",
                 size("t"),
                 size("i")
             ),
-            &[&table],
+            &[&table, &wal_end, &wal_start],
         )
         .await
         .context(|| format!("{}: reading sizes", kind.name()))?;
@@ -166,6 +178,7 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
         marks,
         table_bytes: sizes.get(0),
         index_bytes: sizes.get(1),
+        wal_bytes: sizes.get(2),
         passes: vec![seconds],
     })
 }

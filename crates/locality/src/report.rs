@@ -23,10 +23,11 @@ pub fn thousands(n: u64) -> String {
 /// The summary: one row per kind.
 pub fn summary(results: &[Measured], nodes: usize) -> String {
     let passes = results.iter().any(|m| m.passes.len() > 1);
-    let mut s =
-        String::from("| # | kind | primary key | seconds | rows/s | pk index MiB | table MiB |");
+    let mut s = String::from(
+        "| # | kind | primary key | seconds | rows/s | pk index MiB | table MiB | WAL MiB |",
+    );
     s.push_str(if passes { " passes (s) |\n" } else { "\n" });
-    s.push_str("|---|---|---|---:|---:|---:|---:|");
+    s.push_str("|---|---|---|---:|---:|---:|---:|---:|");
     s.push_str(if passes { "---|\n" } else { "\n" });
     for m in results {
         let number = match Kind::ALL.iter().position(|&k| k == m.kind) {
@@ -35,13 +36,14 @@ pub fn summary(results: &[Measured], nodes: usize) -> String {
         };
         let _ = write!(
             s,
-            "| {number} | {} | {} | {:.2} | {} | {:.1} | {:.1} |",
+            "| {number} | {} | {} | {:.2} | {} | {:.1} | {:.1} | {:.0} |",
             m.kind.name(),
             m.kind.key(nodes),
             m.seconds,
             thousands(m.rate().round() as u64),
             m.index_bytes as f64 / MIB,
             m.table_bytes as f64 / MIB,
+            m.wal_bytes as f64 / MIB,
         );
         if passes {
             let times: Vec<String> = m.passes.iter().map(|t| format!("{t:.2}")).collect();
@@ -162,6 +164,7 @@ mod tests {
             marks: vec![(5, 0.5), (10, 1.0), (15, 1.5), (20, 2.0), (25, 2.5)],
             index_bytes: 0,
             table_bytes: 0,
+            wal_bytes: 0,
             passes: vec![2.5],
         };
         let rates = m.rates(10);
