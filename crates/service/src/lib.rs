@@ -19,7 +19,7 @@
 //! bytes per connection: `run` serves on listeners the caller opened (tests
 //! bind port 0 and really shut it down), and `serve_main` is `guid serve`
 //! with its flags. Its guarantees, next to noeqd's, are in the crate's
-//! README.
+//! README; its metrics, health checks and logs in docs/metrics.md.
 //!
 //! # Features
 //!
@@ -27,8 +27,8 @@
 //! |---|---|---|
 //! | (none) | [`Client`], [`protocol`] | |
 //! | `session` | `session`: one connection's protocol state without I/O | subtle |
-//! | `server` | `run`, `Config`, `Report`, `Error`: the service | tokio, `session` |
-//! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary | clap, `server` |
+//! | `server` | `run`, `Config`, `Report`, `Error`: the service, its events through `tracing` and its metrics | tokio, tracing, prometheus-client, `session` |
+//! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary, which prints the events | clap, tracing-subscriber, `server` |
 //! | `etcd` | `Config::etcd` honoured: node ids leased from etcd | protoc to build, `server` |
 
 #![deny(missing_docs)]

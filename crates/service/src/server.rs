@@ -313,11 +313,11 @@ impl Server {
     /// line of those authenticating with one, or not at all at the cap.
     fn start(&mut self, stream: TcpStream, kind: Kind) {
         let accepted = tokio::time::Instant::now();
+        let stopping = self.stopping();
         let (shared, tasks) = (&self.shared, &mut self.tasks);
         shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
         // Replies are whole: send each at once.
         let _ = stream.set_nodelay(true);
-        let stopping = self.stop.subscribe();
         let start = |entry| {
             let open = Open::new(Arc::clone(shared), kind);
             tasks.spawn(connection::serve(stream, open, entry, accepted, stopping))
