@@ -227,21 +227,96 @@ mod sse2 {
             Some((top, bottom))
         }
     }
+
+    /// The 32 lowercase hex digits of `v`, most significant first.
+    #[inline]
+    pub(super) fn hex(v: u128) -> [u8; 32] {
+        let bytes = v.to_be_bytes();
+        let mut hex = [0u8; 32];
+        // SAFETY: SSE2 is always present on x86_64; the load reads exactly
+        // the 16 bytes of `bytes` and the stores write the 32 of `hex`,
+        // unaligned.
+        unsafe {
+            let x = _mm_loadu_si128(bytes.as_ptr().cast());
+            let low = _mm_set1_epi8(0x0f);
+            let hi = _mm_and_si128(_mm_srli_epi16(x, 4), low);
+            let lo = _mm_and_si128(x, low);
+            // Each byte's high nibble, then its low one.
+            let digits = |n: __m128i| {
+                let letters = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8(39));
+                _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8(b'0' as i8)), letters)
+            };
+            let out = hex.as_mut_ptr().cast::<__m128i>();
+            _mm_storeu_si128(out, digits(_mm_unpacklo_epi8(hi, lo)));
+            _mm_storeu_si128(out.add(1), digits(_mm_unpackhi_epi8(hi, lo)));
+        }
+        hex
+    }
+
+    /// The value of 32 lowercase hex digits, or None if one is not.
+    #[inline]
+    pub(super) fn unhex(hex: &[u8; 32]) -> Option<u128> {
+        // SAFETY: SSE2 is always present on x86_64; the loads read exactly
+        // the 32 bytes of `hex` and the store writes the 16 of `bytes`,
+        // unaligned.
+        unsafe {
+            let input = hex.as_ptr().cast::<__m128i>();
+            // Nibbles of 16 characters, and a mask of the valid ones.
+            let nibbles = |c: __m128i| {
+                let d = _mm_sub_epi8(c, _mm_set1_epi8(b'0' as i8));
+                let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+                let a = _mm_sub_epi8(c, _mm_set1_epi8(b'a' as i8));
+                let is_letter = _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(5)), a);
+                let value = _mm_or_si128(
+                    _mm_and_si128(is_digit, d),
+                    _mm_and_si128(is_letter, _mm_add_epi8(a, _mm_set1_epi8(10))),
+                );
+                (value, _mm_or_si128(is_digit, is_letter))
+            };
+            let (a, ok_a) = nibbles(_mm_loadu_si128(input));
+            let (b, ok_b) = nibbles(_mm_loadu_si128(input.add(1)));
+            if _mm_movemask_epi8(_mm_and_si128(ok_a, ok_b)) != 0xffff {
+                return None;
+            }
+            // Two characters per u16, the first in its low byte: one byte.
+            let pair = |x: __m128i| {
+                _mm_or_si128(
+                    _mm_slli_epi16(_mm_and_si128(x, _mm_set1_epi16(0xff)), 4),
+                    _mm_srli_epi16(x, 8),
+                )
+            };
+            let mut bytes = [0u8; 16];
+            _mm_storeu_si128(
+                bytes.as_mut_ptr().cast(),
+                _mm_packus_epi16(pair(a), pair(b)),
+            );
+            Some(u128::from_be_bytes(bytes))
+        }
+    }
 }
 
 /// 62^5, the largest power of 62 below 2^30, so that a remainder shifted
 /// left by 32 bits still fits a u64 during long division.
 const B5: u64 = 916_132_832;
 
-/// Writes `v` in base62 at the end of `buf`, leading zeros dropped (Go's
-/// output; zero is empty). `buf` must hold every digit of `v`.
+/// Writes `v`, at most `32 * LIMBS` bits wide, in base62 at the end of
+/// `buf` and returns the digits: all `N` of them, zero-padded, if `FIXED`
+/// (v3's form), else with leading zeros dropped (v2's; zero is empty).
+/// `buf` must hold every digit of `v`.
 #[inline]
-pub(crate) fn encode_base62<const N: usize>(v: u128, buf: &mut [u8; N]) -> &str {
-    // Long division of the 96-bit value in 32-bit limbs by 62^5 gives five
-    // digits per round with only u64 divisions by a constant (multiplies).
-    let mut limbs = [(v >> 64) as u32, (v >> 32) as u32, v as u32];
+pub(crate) fn encode_base62<const N: usize, const LIMBS: usize, const FIXED: bool>(
+    v: u128,
+    buf: &mut [u8; N],
+) -> &str {
+    const { assert!(LIMBS >= 1 && LIMBS <= 4) };
+    // Long division of the value in 32-bit limbs by 62^5 gives five digits
+    // per round with only u64 divisions by a constant (multiplies).
+    let mut limbs = [0u32; LIMBS];
+    for (i, limb) in limbs.iter_mut().enumerate() {
+        *limb = (v >> (32 * (LIMBS - 1 - i))) as u32;
+    }
     let mut pos = N;
-    while limbs != [0; 3] {
+    while limbs != [0; LIMBS] {
         let mut rem = 0u64;
         for limb in &mut limbs {
             let cur = rem << 32 | *limb as u64;
@@ -249,7 +324,7 @@ pub(crate) fn encode_base62<const N: usize>(v: u128, buf: &mut [u8; N]) -> &str 
             rem = cur % B5;
         }
         let mut chunk = rem as u32;
-        let last = limbs == [0; 3];
+        let last = limbs == [0; LIMBS];
         for _ in 0..5 {
             if last && chunk == 0 {
                 break;
@@ -259,22 +334,35 @@ pub(crate) fn encode_base62<const N: usize>(v: u128, buf: &mut [u8; N]) -> &str 
             chunk /= 62;
         }
     }
+    if FIXED {
+        buf[..pos].fill(b'0');
+        pos = 0;
+    }
     as_str(&buf[pos..])
 }
 
-/// Reads a canonical base62 value of at most `bits` bits: no leading zero,
-/// at most `max_len` digits.
+/// Reads a base62 value of at most `bits` bits in its canonical form:
+/// exactly `len` digits if `fixed` (v3: zero-padded), else 1..=`len`
+/// digits without a leading zero (v2).
 #[inline]
-pub(crate) fn decode_base62(s: &[u8], bits: u32, max_len: usize) -> Result<u128> {
-    if s.is_empty() || s.len() > max_len {
-        return Err(length(max_len, s.len()));
+pub(crate) fn decode_base62(s: &[u8], bits: u32, len: usize, fixed: bool) -> Result<u128> {
+    if fixed {
+        if s.len() != len {
+            return Err(length(len, s.len()));
+        }
+    } else {
+        if s.is_empty() || s.len() > len {
+            return Err(length(len, s.len()));
+        }
+        if s[0] == b'0' {
+            return Err(Error(ErrorKind::LeadingZero));
+        }
     }
-    if s[0] == b'0' {
-        return Err(Error(ErrorKind::LeadingZero));
-    }
-    // Ten digits fit a u64 (62^10 < 2^64): the head, then the last ten, in
-    // two independent chains, joined by one widening multiply.
-    let (head, tail) = s.split_at(s.len().saturating_sub(10));
+    // Ten digits fit a u64 (62^10 < 2^64): the last ten and the ten before
+    // them in independent chains, and the two digits before those that a
+    // 128-bit value needs; joined by widening multiplies.
+    let (rest, tail) = s.split_at(s.len().saturating_sub(10));
+    let (head, mid) = rest.split_at(rest.len().saturating_sub(10));
     let mut seen = 0u8;
     let mut chunk = |digits: &[u8]| {
         digits.iter().fold(0u64, |v, &c| {
@@ -283,7 +371,7 @@ pub(crate) fn decode_base62(s: &[u8], bits: u32, max_len: usize) -> Result<u128>
             v.wrapping_mul(62).wrapping_add(d as u64)
         })
     };
-    let (head, tail) = (chunk(head), chunk(tail));
+    let (head, mid, tail) = (chunk(head), chunk(mid), chunk(tail));
     // Digits are below 64: only an invalid byte (0xff) sets the top bits.
     if seen & 0xc0 != 0 {
         let index = s
@@ -295,15 +383,116 @@ pub(crate) fn decode_base62(s: &[u8], bits: u32, max_len: usize) -> Result<u128>
             index,
         }));
     }
-    let v = head as u128 * P10 as u128 + tail as u128;
-    if v >> bits != 0 {
-        return Err(Error(ErrorKind::Overflow { bits }));
+    // At most 12 digits above the tail: below 62^12 < 2^72.
+    let high = head as u128 * P10 as u128 + mid as u128;
+    match high
+        .checked_mul(P10 as u128)
+        .and_then(|v| v.checked_add(tail as u128))
+    {
+        Some(v) if v.checked_shr(bits).unwrap_or(0) == 0 => Ok(v),
+        _ => Err(Error(ErrorKind::Overflow { bits })),
     }
-    Ok(v)
 }
 
 /// 62^10.
 const P10: u64 = 839_299_365_868_340_224;
+
+/// Length of the canonical UUID string, `8-4-4-4-12` hex digits.
+pub(crate) const UUID_LEN: usize = 36;
+
+/// Where the canonical UUID string has its dashes.
+const DASHES: [usize; 4] = [8, 13, 18, 23];
+
+/// Lowercase hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+static HEX_DIGITS: [u8; 256] = table(HEX);
+
+/// Writes the canonical UUID string of `v` (lowercase, dashes at 8, 13,
+/// 18 and 23) into `buf` and returns it.
+#[inline]
+pub(crate) fn encode_uuid(v: u128, buf: &mut [u8; UUID_LEN]) -> &str {
+    #[cfg(target_arch = "x86_64")]
+    let hex = sse2::hex(v);
+    #[cfg(not(target_arch = "x86_64"))]
+    let hex = hex_portable(v);
+    // Five runs of the 32 digits with a dash between each two.
+    buf[..8].copy_from_slice(&hex[..8]);
+    buf[9..13].copy_from_slice(&hex[8..12]);
+    buf[14..18].copy_from_slice(&hex[12..16]);
+    buf[19..23].copy_from_slice(&hex[16..20]);
+    buf[24..].copy_from_slice(&hex[20..]);
+    for i in DASHES {
+        buf[i] = b'-';
+    }
+    as_str(buf)
+}
+
+/// The 32 lowercase hex digits of `v`, most significant first.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn hex_portable(v: u128) -> [u8; 32] {
+    let mut hex = [0u8; 32];
+    for (pair, byte) in hex.chunks_exact_mut(2).zip(v.to_be_bytes()) {
+        pair[0] = HEX[(byte >> 4) as usize];
+        pair[1] = HEX[(byte & 0xf) as usize];
+    }
+    hex
+}
+
+/// Reads a canonical UUID string: 36 bytes, dashes at 8, 13, 18 and 23,
+/// lowercase hex digits elsewhere.
+#[inline]
+pub(crate) fn decode_uuid(s: &[u8]) -> Result<u128> {
+    let s: &[u8; UUID_LEN] = s.try_into().map_err(|_| length(UUID_LEN, s.len()))?;
+    let mut hex = [0u8; 32];
+    hex[..8].copy_from_slice(&s[..8]);
+    hex[8..12].copy_from_slice(&s[9..13]);
+    hex[12..16].copy_from_slice(&s[14..18]);
+    hex[16..20].copy_from_slice(&s[19..23]);
+    hex[20..].copy_from_slice(&s[24..]);
+    let dashes = DASHES.iter().fold(0, |acc, &i| acc | (s[i] ^ b'-'));
+    #[cfg(target_arch = "x86_64")]
+    let v = sse2::unhex(&hex);
+    #[cfg(not(target_arch = "x86_64"))]
+    let v = unhex_portable(&hex);
+    match v {
+        Some(v) if dashes == 0 => Ok(v),
+        _ => Err(bad_uuid_char(s)),
+    }
+}
+
+/// The value of 32 lowercase hex digits, or None if one is not.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn unhex_portable(hex: &[u8; 32]) -> Option<u128> {
+    let (mut v, mut seen) = (0u128, 0u8);
+    for &c in hex {
+        let d = HEX_DIGITS[c as usize];
+        seen |= d;
+        v = v << 4 | (d & 0xf) as u128;
+    }
+    (seen >> 4 == 0).then_some(v)
+}
+
+/// The error of the first byte of a UUID string that is neither a dash
+/// where one belongs nor a lowercase hex digit elsewhere.
+#[cold]
+fn bad_uuid_char(s: &[u8; UUID_LEN]) -> Error {
+    let index = (0..UUID_LEN)
+        .find(|&i| {
+            if DASHES.contains(&i) {
+                s[i] != b'-'
+            } else {
+                HEX_DIGITS[s[i] as usize] == INVALID
+            }
+        })
+        .unwrap_or(0);
+    Error(ErrorKind::Char {
+        byte: s[index],
+        index,
+    })
+}
 
 /// Cuts a `bits`-wide value into `n`-bit cells from the top (Go's `Split`);
 /// leftover low bits are dropped.
@@ -345,19 +534,21 @@ pub(crate) fn length(expected: usize, found: usize) -> Error {
     Error(ErrorKind::Length { expected, found })
 }
 
-/// Implements an id family's encodings on its value as a `$bits`-bit
-/// integer (the type's `to_u128`/`from_u128`): bytes from a slice, the
-/// sortable string of `$char_bits`-bit characters, base62 of at most
-/// `$base62` digits, and cells. `$go` is the letter Go's names end in
-/// (`FromStringG`, `FoldL`). Conversions take the id by value: it is `Copy`.
+/// Implements an id type's encodings once for every family of both
+/// generations, on its value as a `$bits`-bit integer (the type's
+/// `to_u128`, and `from_u128` that checks it): bytes from a slice (the
+/// type's `from_array` checks them), the text form `$text` (see
+/// [`text_form`]), base62 of at most `$base62` digits in the style
+/// `$pad`, and cells. `$go` is the letter Go's names end in (`FromStringG`,
+/// `FoldL`). Conversions take the id by value: it is `Copy`.
 macro_rules! id_codec {
-    ($id:ident, bytes: $bytes:literal, bits: $bits:literal, char_bits: $char_bits:literal,
-     base62: $base62:literal, go: $go:literal) => {
+    ($id:ident, bytes: $bytes:literal, bits: $bits:literal, go: $go:literal,
+     text: $text:ident, base62: $base62:literal $pad:ident) => {
         impl $id {
             #[doc = concat!("Length of [`", stringify!($id), "::to_bytes`].")]
             pub const BYTES: usize = $bytes;
-            /// Length of the sortable string.
-            pub const STRING_LEN: usize = $crate::encoding::STRING_LEN;
+            #[doc = concat!("Length of the ", $crate::encoding::text_form!(doc $text), ".")]
+            pub const STRING_LEN: usize = $crate::encoding::text_form!(len $text);
             /// The longest base62 string.
             pub const BASE62_LEN: usize = $base62;
 
@@ -366,28 +557,29 @@ macro_rules! id_codec {
                 let bytes: [u8; $bytes] = bytes
                     .try_into()
                     .map_err(|_| $crate::encoding::length($bytes, bytes.len()))?;
-                $id::from_bytes(bytes)
+                $id::from_array(bytes)
             }
 
-            #[doc = concat!("Writes the 16-character sortable string (", $char_bits, " bits a character) into `buf`, without allocating, and returns it (what `Display` prints).")]
+            #[doc = concat!("Writes the ", $crate::encoding::text_form!(doc $text), " into `buf`, without allocating, and returns it (what `Display` prints).")]
             #[inline]
-            pub fn encode(self, buf: &mut [u8; $crate::encoding::STRING_LEN]) -> &str {
-                $crate::encoding::encode_sortable::<$char_bits, { $crate::encoding::STRING_LEN }>(
-                    self.to_u128(),
-                    buf,
-                )
+            pub fn encode(self, buf: &mut [u8; $crate::encoding::text_form!(len $text)]) -> &str {
+                ($crate::encoding::text_form!(encode $text))(self.to_u128(), buf)
             }
 
-            #[doc = concat!("Parses the 16-character sortable string of ", $char_bits, "-bit characters (Go's `FromString", $go, "`), from bytes so that non-UTF-8 input is a typed error too.")]
+            #[doc = concat!("Parses the ", $crate::encoding::text_form!(doc $text), " (Go's `FromString", $go, "`, minus its leniency), from bytes so that non-UTF-8 input is a typed error too.")]
             #[inline]
             pub fn parse_bytes(s: impl AsRef<[u8]>) -> $crate::Result<$id> {
-                $id::from_u128($crate::encoding::decode_sortable::<$char_bits>(s.as_ref())?)
+                $id::from_u128(($crate::encoding::text_form!(decode $text))(s.as_ref())?)
             }
 
-            #[doc = concat!("Writes the base62 string into `buf` and returns it (Go's `Base62`: leading zeros dropped, at most ", $base62, " characters).")]
+            #[doc = concat!("Writes the base62 string into `buf` and returns it (Go's `Base62`: ", $crate::encoding::text_form!(doc $pad), ", at most ", $base62, " characters).")]
             #[inline]
             pub fn encode_base62(self, buf: &mut [u8; $base62]) -> &str {
-                $crate::encoding::encode_base62(self.to_u128(), buf)
+                $crate::encoding::encode_base62::<
+                    $base62,
+                    { ($bits as usize).div_ceil(32) },
+                    { $crate::encoding::text_form!(fixed $pad) },
+                >(self.to_u128(), buf)
             }
 
             /// The base62 string.
@@ -395,10 +587,15 @@ macro_rules! id_codec {
                 self.encode_base62(&mut [0; $base62]).to_owned()
             }
 
-            #[doc = concat!("Parses a canonical base62 string (Go's `FromBase62`, minus its leniency: no leading zeros, nothing past ", $bits, " bits).")]
+            #[doc = concat!("Parses a canonical base62 string (Go's `FromBase62`, minus its leniency: ", $crate::encoding::text_form!(doc $pad), ", at most ", $base62, " characters, nothing past ", $bits, " bits).")]
             #[inline]
             pub fn from_base62(s: impl AsRef<[u8]>) -> $crate::Result<$id> {
-                $id::from_u128($crate::encoding::decode_base62(s.as_ref(), $bits, $base62)?)
+                $id::from_u128($crate::encoding::decode_base62(
+                    s.as_ref(),
+                    $bits,
+                    $base62,
+                    $crate::encoding::text_form!(fixed $pad),
+                )?)
             }
 
             #[doc = concat!("The value cut into `n`-bit cells from the top, ", $bits, " / `n` of them, leftover low bits dropped (Go's `Split`); `n` in 1..=8.")]
@@ -416,12 +613,68 @@ macro_rules! id_codec {
 
 pub(crate) use id_codec;
 
+/// The text forms and base62 styles of [`id_codec`]: `global` and `local`
+/// are the sortable strings of 6 and 4 bits a character, `uuid` the
+/// canonical UUID string; base62 is `trimmed` (v2: leading zeros dropped)
+/// or `fixed` (v3: zero-padded to its full width).
+macro_rules! text_form {
+    (len uuid) => {
+        $crate::encoding::UUID_LEN
+    };
+    (len $sortable:ident) => {
+        $crate::encoding::STRING_LEN
+    };
+    (encode global) => {
+        $crate::encoding::encode_sortable::<6, { $crate::encoding::STRING_LEN }>
+    };
+    (encode local) => {
+        $crate::encoding::encode_sortable::<4, { $crate::encoding::STRING_LEN }>
+    };
+    (encode uuid) => {
+        $crate::encoding::encode_uuid
+    };
+    (decode global) => {
+        $crate::encoding::decode_sortable::<6>
+    };
+    (decode local) => {
+        $crate::encoding::decode_sortable::<4>
+    };
+    (decode uuid) => {
+        $crate::encoding::decode_uuid
+    };
+    (doc global) => {
+        "16-character sortable string (6 bits a character)"
+    };
+    (doc local) => {
+        "16-character sortable string (4 bits a character)"
+    };
+    (doc uuid) => {
+        "36-character canonical UUID string (lowercase hex, dashed 8-4-4-4-12)"
+    };
+    (doc trimmed) => {
+        "leading zeros dropped"
+    };
+    (doc fixed) => {
+        "zero-padded to its full width"
+    };
+    (fixed trimmed) => {
+        false
+    };
+    (fixed fixed) => {
+        true
+    };
+}
+
+pub(crate) use text_form;
+
 /// The encoders above write only alphabet bytes (ASCII) after an ASCII prefix.
 #[inline]
 fn as_str(buf: &[u8]) -> &str {
     debug_assert!(buf.is_ascii());
-    // SAFETY: every byte written comes from SORTABLE or BASE62, both ASCII,
-    // and the only prefixes callers leave are ASCII (`*` for local JSON).
+    // SAFETY: every byte written comes from SORTABLE, BASE62 or HEX (the
+    // SSE2 encoders compute the same bytes, tested against the tables), or
+    // is `-` or the padding `0`, all ASCII; the only prefixes callers leave
+    // are ASCII (`*` for local JSON).
     unsafe { core::str::from_utf8_unchecked(buf) }
 }
 
@@ -475,11 +728,76 @@ mod tests {
             ((1 << 96) - 1, "1f2SI9UJPXvb7vdJ1"),
         ];
         for (v, s) in cases {
-            assert_eq!(encode_base62(v, &mut buf), s);
+            assert_eq!(encode_base62::<17, 3, false>(v, &mut buf), s);
             if v != 0 {
-                assert_eq!(decode_base62(s.as_bytes(), 96, 17), Ok(v));
+                assert_eq!(decode_base62(s.as_bytes(), 96, 17, false), Ok(v));
             }
         }
+    }
+
+    #[test]
+    fn fixed_base62_pads_and_reads_128_bits() {
+        let mut buf = [0; 22];
+        let cases: [(u128, &str); 4] = [
+            (0, "0000000000000000000000"),
+            (61, "000000000000000000000z"),
+            (u128::MAX, "7n42DGM5Tflk9n8mt7Fhc7"),
+            (0x030d98d59b818400800000000000098e, "05lBpYW7ZCqf24uXXYjpGA"),
+        ];
+        for (v, s) in cases {
+            assert_eq!(encode_base62::<22, 4, true>(v, &mut buf), s);
+            assert_eq!(decode_base62(s.as_bytes(), 128, 22, true), Ok(v));
+        }
+        // One past u128::MAX, and the largest 22 digits.
+        for s in ["7n42DGM5Tflk9n8mt7Fhc8", "zzzzzzzzzzzzzzzzzzzzzz"] {
+            assert_eq!(
+                decode_base62(s.as_bytes(), 128, 22, true),
+                Err(Error(ErrorKind::Overflow { bits: 128 }))
+            );
+        }
+    }
+
+    /// The SSE2 hex codec against the portable one: random values, and
+    /// every byte value at every position of a valid string.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn sse2_hex_matches_the_portable_codec() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x as u128) << 64 | x.rotate_left(29) as u128;
+            let hex = sse2::hex(v);
+            assert_eq!(hex, hex_portable(v));
+            assert_eq!(sse2::unhex(&hex), Some(v));
+            for i in 0..32 {
+                let mut h = hex;
+                for byte in 0..=255 {
+                    h[i] = byte;
+                    assert_eq!(sse2::unhex(&h), unhex_portable(&h), "{h:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn uuid_strings_are_canonical() {
+        let v = 0x030d98d59b818400800000000000098e;
+        let mut buf = [0; UUID_LEN];
+        let s = encode_uuid(v, &mut buf);
+        assert_eq!(s, "030d98d5-9b81-8400-8000-00000000098e");
+        assert_eq!(decode_uuid(s.as_bytes()), Ok(v));
+        let bad = |s: &str, byte: u8, index: usize| {
+            assert_eq!(
+                decode_uuid(s.as_bytes()),
+                Err(Error(ErrorKind::Char { byte, index }))
+            );
+        };
+        bad("030D98d5-9b81-8400-8000-00000000098e", b'D', 3);
+        bad("030d98d5_9b81-8400-8000-00000000098e", b'_', 8);
+        bad("030d98d5-9b81-8400-8000-00000000098g", b'g', 35);
+        bad("030d98d5-9b81-8400-8000000000000098e", b'0', 23);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub enum ErrorKind {
     LeadingZero,
     /// A base62 value does not fit the id's width.
     Overflow {
-        /// The width of the id in bits (96 or 64).
+        /// The width of the id in bits (96, 64 or 128).
         bits: u32,
     },
     /// The 3-bit drift code is 0, which no clock produces: the input is not an id.
@@ -67,6 +67,14 @@ pub enum ErrorKind {
         node: u32,
         /// Bits of sequence.
         seq: u32,
+    },
+    /// 16 bytes that are not an RFC 9562 UUIDv8 (version 8, variant
+    /// `0b10`), which every v3 128-bit id is.
+    NotUuidV8 {
+        /// The version nibble found.
+        version: u8,
+        /// The two variant bits found.
+        variant: u8,
     },
     /// A clock with a chosen node was used in a forked child of the process
     /// that built it, where it would repeat its parent's ids.
@@ -129,6 +137,10 @@ impl fmt::Display for Error {
             ErrorKind::Layout { time, node, seq } => write!(
                 f,
                 "invalid layout {time}/{node}/{seq}: needs time + node + seq = 63 bits, each at least 1"
+            ),
+            ErrorKind::NotUuidV8 { version, variant } => write!(
+                f,
+                "not an RFC 9562 UUIDv8: version {version}, variant {variant:#04b}"
             ),
             ErrorKind::Forked => f.write_str(
                 "clock used in a forked child, where it would repeat its parent's ids: \

@@ -1,11 +1,17 @@
-//! Where each part of an id sits: the bit arithmetic of the Go v2 layout.
+//! Where each part of an id sits: the bit arithmetic both generations of
+//! the Go library share.
 //!
 //! ```text
-//! global (96 bits): | k: 3 | tick >> d : 47-d | node: 32 | tick & (2^d-1) : d | seq: 14 |
-//! local  (64 bits): | k: 3 | tick: 47 | seq: 14 |
+//! local  (64 bits):        | code: 3 | tick: 47                      | seq: 14 |
+//! global (64 + n bits):    | code: 3 | tick >> d | node: n | tick & (2^d-1) | seq: 14 |
 //! ```
-//! `tick = ns >> 17`, `d = 18 + k`. A global id is handled as `hi` (its top
-//! 32 bits) and `lo` (its low 64 bits).
+//! `tick = ns >> 17`. A global id is its local id with an `n`-bit node
+//! inserted at bit `14 + d`, where `d`, the window, is what the drift code
+//! selects: `18 + code` in v2, a ladder in v3. `n` is 32 for the global
+//! ids of both generations and 58 for the payload of v3's 128-bit id,
+//! which [`splice_uuid`] wraps in a UUIDv8. Callers pass the window, never
+//! a code: the code → window table is all that differs between the
+//! generations.
 
 /// Bits of the sequence.
 pub(crate) const SEQ_BITS: u32 = 14;
@@ -15,6 +21,10 @@ pub(crate) const SEQ_MAX: u64 = (1 << SEQ_BITS) - 1;
 pub(crate) const TICK_SHIFT: u32 = 17;
 /// Mask of the 47 tick bits.
 pub(crate) const TICK_MASK: u64 = (1 << 47) - 1;
+/// Node bits of a global id (both generations).
+pub(crate) const NODE_BITS_G: u32 = 32;
+/// Node bits of a v3 128-bit id.
+pub(crate) const NODE_BITS_X: u32 = 58;
 
 /// The tick of a Unix time in nanoseconds.
 #[inline]
@@ -22,50 +32,16 @@ pub(crate) const fn tick(ns: u64) -> u64 {
     ns >> TICK_SHIFT
 }
 
-/// Packs a global id. `low` is ORed into the low bits unmasked: it is the
-/// sequence for every id but Go's `diff`, which ORs a wrapped difference.
+/// Packs a local id. `low` is ORed in unmasked: it is the sequence for
+/// every id but v2's `Diff`, which ORs a wrapped difference.
 #[inline]
-pub(crate) const fn pack_g(drift: u8, tick: u64, node: u32, low: u64) -> (u32, u64) {
-    let k = drift as u32 & 7;
-    let d = 18 + k;
-    let tick = tick & TICK_MASK;
-    let node = node as u64;
-    let hi = (k as u64) << 29 | (tick >> d) << k | node >> (32 - k);
-    let lo = node << (32 + k) | (tick & ((1 << d) - 1)) << SEQ_BITS | low;
-    (hi as u32, lo)
-}
-
-/// The drift code of a global id.
-#[inline]
-pub(crate) const fn drift_g(hi: u32) -> u8 {
-    (hi >> 29) as u8
-}
-
-/// The tick of a global id.
-#[inline]
-pub(crate) const fn tick_g(hi: u32, lo: u64) -> u64 {
-    let k = hi >> 29;
-    let d = 18 + k;
-    let high = ((hi & 0x1fff_ffff) >> k) as u64;
-    high << d | (lo >> SEQ_BITS) & ((1 << d) - 1)
-}
-
-/// The node of a global id.
-#[inline]
-pub(crate) const fn node_g(hi: u32, lo: u64) -> u32 {
-    let k = hi >> 29;
-    ((hi as u64 & ((1 << k) - 1)) << (32 - k) | lo >> (32 + k)) as u32
-}
-
-/// Packs a local id; `low` as in [`pack_g`].
-#[inline]
-pub(crate) const fn pack_l(drift: u8, tick: u64, low: u64) -> u64 {
-    (drift as u64 & 7) << 61 | (tick & TICK_MASK) << SEQ_BITS | low
+pub(crate) const fn pack_l(code: u8, tick: u64, low: u64) -> u64 {
+    (code as u64 & 7) << 61 | (tick & TICK_MASK) << SEQ_BITS | low
 }
 
 /// The drift code of a local id.
 #[inline]
-pub(crate) const fn drift_l(v: u64) -> u8 {
+pub(crate) const fn code_l(v: u64) -> u8 {
     (v >> 61) as u8
 }
 
@@ -73,4 +49,120 @@ pub(crate) const fn drift_l(v: u64) -> u8 {
 #[inline]
 pub(crate) const fn tick_l(v: u64) -> u64 {
     (v >> SEQ_BITS) & TICK_MASK
+}
+
+/// The global value of local id `local` stamped with `node`: the node's
+/// low `node_bits` inserted at bit `14 + window`.
+#[inline]
+pub(crate) const fn insert_node(local: u64, window: u32, node: u64, node_bits: u32) -> u128 {
+    let cut = SEQ_BITS + window;
+    let node = node & ((1 << node_bits) - 1);
+    ((local >> cut) as u128) << (cut + node_bits)
+        | (node as u128) << cut
+        | (local & ((1 << cut) - 1)) as u128
+}
+
+/// The local id and the node of a global value: [`insert_node`] undone.
+#[inline]
+pub(crate) const fn remove_node(v: u128, window: u32, node_bits: u32) -> (u64, u64) {
+    let cut = SEQ_BITS + window;
+    let node = (v >> cut) as u64 & ((1 << node_bits) - 1);
+    let local = ((v >> (cut + node_bits)) as u64) << cut | v as u64 & ((1 << cut) - 1);
+    (local, node)
+}
+
+/// The 12 big-endian bytes of a 96-bit value, written as 8 + 4 bytes: the
+/// split [`from_bytes96`] reads, so that a freshly written id is forwarded
+/// from the store buffer to its reader.
+#[inline]
+pub(crate) const fn bytes96(v: u128) -> [u8; 12] {
+    let t = ((v >> 32) as u64).to_be_bytes();
+    let b = (v as u32).to_be_bytes();
+    [
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], b[0], b[1], b[2], b[3],
+    ]
+}
+
+/// The 96-bit value of 12 big-endian bytes, read as 8 + 4 bytes.
+#[inline]
+pub(crate) const fn from_bytes96(b: &[u8; 12]) -> u128 {
+    let top = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    (top as u128) << 32 | u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as u128
+}
+
+/// Go v3's ring order of two global values of one window (the same drift
+/// code): the high tick bits, then the node counted from `reference`
+/// around the ring of `2^node_bits` nodes, then the low tick bits and the
+/// sequence.
+pub(crate) fn cmp_ring(
+    a: u128,
+    b: u128,
+    window: u32,
+    node_bits: u32,
+    reference: u64,
+) -> core::cmp::Ordering {
+    let key = |v: u128| {
+        let (local, node) = remove_node(v, window, node_bits);
+        let cut = SEQ_BITS + window;
+        let around = node.wrapping_sub(reference) & ((1 << node_bits) - 1);
+        (local >> cut, around, local & ((1 << cut) - 1))
+    };
+    key(a).cmp(&key(b))
+}
+
+/// Bits 62..=63 of a UUID: the RFC 9562 variant `0b10`.
+const UUID_VARIANT: u128 = 0b10 << 62;
+/// Bits 76..=79 of a UUID: version 8.
+const UUID_VERSION: u128 = 0b1000 << 76;
+/// Mask of the low 62 payload bits.
+const LOW62: u128 = (1 << 62) - 1;
+
+/// The UUIDv8 of a 122-bit payload: the payload's bits 0..62 stay, the
+/// variant takes bits 62..64, payload bits 62..74 move to 64..76, the
+/// version takes 76..80 and payload bits 74..122 move to 80..128.
+#[inline]
+pub(crate) const fn splice_uuid(p: u128) -> u128 {
+    p & LOW62 | UUID_VARIANT | (p >> 62 & 0xfff) << 64 | UUID_VERSION | (p >> 74) << 80
+}
+
+/// The payload of a UUIDv8: [`splice_uuid`] undone.
+#[inline]
+pub(crate) const fn unsplice_uuid(x: u128) -> u128 {
+    x & LOW62 | (x >> 64 & 0xfff) << 62 | (x >> 80) << 74
+}
+
+/// The version nibble and the two variant bits of a UUID.
+#[inline]
+pub(crate) const fn uuid_version_variant(x: u128) -> (u8, u8) {
+    ((x >> 76) as u8 & 0xf, (x >> 62) as u8 & 0b11)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_insertion_round_trips_at_every_window() {
+        let local = 0xa30d_98ed_274f_bfff;
+        for window in 0..=30 {
+            for (node, bits) in [(0xdead_beef, 32), (0x3ff_ffff_ffff_ffff, 58)] {
+                let v = insert_node(local, window, node, bits);
+                assert_eq!(remove_node(v, window, bits), (local, node));
+                assert_eq!((v >> (61 + bits)) as u8, code_l(local));
+            }
+        }
+    }
+
+    #[test]
+    fn uuid_splice_round_trips_and_marks_version_8() {
+        for p in [
+            0,
+            (1 << 122) - 1,
+            0x0123_4567_89ab_cdef_0123_4567_89ab_cdef >> 6,
+        ] {
+            let x = splice_uuid(p);
+            assert_eq!(uuid_version_variant(x), (8, 0b10));
+            assert_eq!(unsplice_uuid(x), p);
+        }
+    }
 }

@@ -88,9 +88,11 @@ mod health;
 mod layout;
 mod local;
 pub mod node;
+mod sequence;
 mod sync;
 mod time;
 mod traits;
+pub mod v3;
 
 /// Optional integrations, one file each, behind the feature of its name.
 mod external {
@@ -102,17 +104,20 @@ mod external {
     pub(crate) mod serde_support;
     #[cfg(feature = "sqlx")]
     mod sqlx_support;
+    #[cfg(feature = "uuid")]
+    mod uuid_support;
 }
 
 use std::sync::LazyLock;
 
-pub use crate::clock::{Builder, Clock, Snapshot};
+pub use crate::clock::{Builder, Clock};
 pub use crate::drift::Drift;
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::fork::ForkGuard;
 pub use crate::guid::Guid;
 pub use crate::health::Health;
 pub use crate::local::Luid;
+pub use crate::sequence::Snapshot;
 #[cfg(target_os = "linux")]
 pub use crate::time::CoarseClock;
 pub use crate::time::{MockTime, TimeSource, WallClock, nanos, unix_nanos};

@@ -41,8 +41,14 @@ pub struct Luid(u64);
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
+    /// The id of a 64-bit value whose drift code is not 0.
     #[inline]
-    pub(crate) const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
+    pub(crate) const fn from_value(v: u64) -> Luid {
+        Luid(v)
+    }
+
+    #[inline]
+    const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
         Luid(layout::pack_l(drift.code(), tick, seq as u64))
     }
 
@@ -57,7 +63,7 @@ impl Luid {
     }
 
     #[inline]
-    pub(crate) const fn tick(&self) -> u64 {
+    const fn tick(&self) -> u64 {
         layout::tick_l(self.0)
     }
 
@@ -94,7 +100,7 @@ impl Luid {
 
     /// The drift.
     pub const fn drift(&self) -> Drift {
-        match Drift::from_code_bits(layout::drift_l(self.0)) {
+        match Drift::from_code_bits(layout::code_l(self.0)) {
             Ok(d) => d,
             // Unreachable: every Luid is checked to have a non-zero code.
             Err(_) => Drift::DEFAULT,
@@ -141,7 +147,7 @@ impl Luid {
 
     /// The id of a 64-bit value; fails if its drift code is 0.
     pub const fn from_u64(v: u64) -> Result<Luid> {
-        if layout::drift_l(v) == 0 {
+        if layout::code_l(v) == 0 {
             return Err(Error(ErrorKind::Drift));
         }
         Ok(Luid(v))
@@ -175,6 +181,11 @@ impl Luid {
         Luid::from_u64(v as u64 ^ 1 << 63)
     }
 
+    /// The id of 8 bytes, checked (for the shared codecs).
+    const fn from_array(bytes: [u8; 8]) -> Result<Luid> {
+        Luid::from_bytes(bytes)
+    }
+
     /// The value widened to 128 bits, for the shared encoders.
     const fn to_u128(self) -> u128 {
         self.0 as u128
@@ -182,10 +193,14 @@ impl Luid {
 
     /// The id of a value at most 64 bits wide.
     const fn from_u128(v: u128) -> Result<Luid> {
+        if v >> 64 != 0 {
+            return Err(Error(ErrorKind::Overflow { bits: 64 }));
+        }
         Luid::from_u64(v as u64)
     }
 }
 
-crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, char_bits: 4, base62: 11, go: "L");
+crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, go: "L", text: local, base62: 11 trimmed);
 
-crate::traits::id_traits!(Luid, [u8; 8], u64, to_u64, from_u64, l);
+crate::traits::id_traits!(Luid, debug: "Luid", now: crate::CLOCK.l(), "crate::CLOCK",
+    drift: Drift, epochs: v2, bytes: [u8; 8], fallible, int: u64, to_u64, from_u64, fallible);

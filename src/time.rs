@@ -200,21 +200,22 @@ impl Source {
 }
 
 /// The builder methods that choose a clock's time source, for the
-/// builders of both clocks (each keeps it in a `source` field).
+/// builders of every clock (each keeps it in the field named by the
+/// argument, a path below `self`).
 macro_rules! source_methods {
-    () => {
+    ($($field:ident).+) => {
         /// Reads time from `source` instead of the wall clock, through a
         /// trait object (for the built-in clocks, [`Builder::wall`] and
         /// [`Builder::coarse`] call them directly).
         pub fn time(mut self, source: impl $crate::TimeSource + 'static) -> Builder {
-            self.source = $crate::time::Source::Custom(::std::sync::Arc::new(source));
+            self.$($field).+ = $crate::time::Source::Custom(::std::sync::Arc::new(source));
             self
         }
 
         /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
         /// the default.
         pub fn wall(mut self) -> Builder {
-            self.source = $crate::time::Source::Wall;
+            self.$($field).+ = $crate::time::Source::Wall;
             self
         }
 
@@ -222,7 +223,7 @@ macro_rules! source_methods {
         /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
         #[cfg(target_os = "linux")]
         pub fn coarse(mut self) -> Builder {
-            self.source = $crate::time::Source::Coarse;
+            self.$($field).+ = $crate::time::Source::Coarse;
             self
         }
     };

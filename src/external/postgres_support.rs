@@ -11,10 +11,10 @@ use std::error::Error;
 use bytes::BytesMut;
 use postgres_types::{FromSql, IsNull, ToSql, Type, accepts, to_sql_checked};
 
-use crate::{Guid, Luid};
+use crate::{Guid, Luid, v3};
 
 macro_rules! bytea {
-    ($id:ident) => {
+    ($id:ty) => {
         impl ToSql for $id {
             fn to_sql(
                 &self,
@@ -33,7 +33,7 @@ macro_rules! bytea {
             /// Fails with a [`crate::Error`] on a value of another length or
             /// a drift code of 0.
             fn from_sql(_: &Type, raw: &'a [u8]) -> Result<$id, Box<dyn Error + Sync + Send>> {
-                Ok($id::from_slice(raw)?)
+                Ok(<$id>::from_slice(raw)?)
             }
 
             accepts!(BYTEA);
@@ -43,3 +43,6 @@ macro_rules! bytea {
 
 bytea!(Guid);
 bytea!(Luid);
+bytea!(v3::Guid);
+bytea!(v3::Luid);
+bytea!(v3::Xuid);

@@ -7,10 +7,10 @@
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
-use crate::{Guid, Luid};
+use crate::{Guid, Luid, v3};
 
 macro_rules! blob {
-    ($id:ident) => {
+    ($id:ty) => {
         impl ToSql for $id {
             fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
                 Ok(ToSqlOutput::from(self.to_bytes().to_vec()))
@@ -22,13 +22,13 @@ macro_rules! blob {
             /// length, or a drift code of 0.
             fn column_result(value: ValueRef<'_>) -> FromSqlResult<$id> {
                 let blob = value.as_blob()?;
-                if blob.len() != $id::BYTES {
+                if blob.len() != <$id>::BYTES {
                     return Err(FromSqlError::InvalidBlobSize {
-                        expected_size: $id::BYTES,
+                        expected_size: <$id>::BYTES,
                         blob_size: blob.len(),
                     });
                 }
-                $id::from_slice(blob).map_err(|e| FromSqlError::Other(Box::new(e)))
+                <$id>::from_slice(blob).map_err(|e| FromSqlError::Other(Box::new(e)))
             }
         }
     };
@@ -36,3 +36,6 @@ macro_rules! blob {
 
 blob!(Guid);
 blob!(Luid);
+blob!(v3::Guid);
+blob!(v3::Luid);
+blob!(v3::Xuid);

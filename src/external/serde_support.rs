@@ -1,5 +1,6 @@
-//! serde: the sortable string in human-readable formats (the Go library's
-//! JSON), the big-endian bytes in compact ones; either form is accepted.
+//! serde: the text form in human-readable formats (the Go library's JSON:
+//! the sortable string, or the UUID string of a v3 128-bit id), the
+//! big-endian bytes in compact ones; either form is accepted.
 
 use core::fmt;
 
@@ -7,20 +8,56 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use crate::encoding::{self, STRING_LEN};
-use crate::{Guid, Luid};
+use crate::{Guid, Luid, v3};
 
 /// The marker that starts the JSON string of a local id.
 const LOCAL: u8 = b'*';
 
-impl Serialize for Guid {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if s.is_human_readable() {
-            s.serialize_str(self.encode(&mut [0; STRING_LEN]))
-        } else {
-            s.serialize_bytes(self.as_bytes())
+/// The text form in human-readable formats, the bytes in compact ones,
+/// for every id whose JSON is its `Display` (all but v2's local id).
+macro_rules! plain {
+    ($id:ty) => {
+        impl Serialize for $id {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    s.serialize_str(self.encode(&mut [0; <$id>::STRING_LEN]))
+                } else {
+                    s.serialize_bytes(&self.to_bytes())
+                }
+            }
         }
-    }
+
+        impl<'de> Deserialize<'de> for $id {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$id, D::Error> {
+                deserialize(d)
+            }
+        }
+    };
 }
+
+plain!(Guid);
+plain!(v3::Guid);
+plain!(v3::Luid);
+plain!(v3::Xuid);
+
+/// The two forms of a v3 id: its text form, or its bytes.
+macro_rules! v3_forms {
+    ($id:ty, $expecting:literal) => {
+        impl Forms for $id {
+            const EXPECTING: &'static str = $expecting;
+            fn from_text(s: &[u8]) -> crate::Result<$id> {
+                <$id>::parse_bytes(s)
+            }
+            fn from_raw(b: &[u8]) -> crate::Result<$id> {
+                <$id>::from_slice(b)
+            }
+        }
+    };
+}
+
+v3_forms!(v3::Guid, "a 16-character v3 global id string or 12 bytes");
+v3_forms!(v3::Luid, "a 16-character v3 local id string or 8 bytes");
+v3_forms!(v3::Xuid, "a UUIDv8 string or 16 bytes");
 
 impl Serialize for Luid {
     /// `"*"` and the string of the id promoted to a global id with node 0:
@@ -86,12 +123,6 @@ impl<T: Forms> Visitor<'_> for IdVisitor<T> {
 
     fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<T, E> {
         T::from_raw(b).map_err(E::custom)
-    }
-}
-
-impl<'de> Deserialize<'de> for Guid {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Guid, D::Error> {
-        deserialize(d)
     }
 }
 

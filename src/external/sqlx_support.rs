@@ -11,10 +11,10 @@ use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::{Database, Decode, Encode, Type};
 
-use crate::{Guid, Luid};
+use crate::{Guid, Luid, v3};
 
 macro_rules! binary {
-    ($id:ident) => {
+    ($id:ty) => {
         impl<DB: Database> Type<DB> for $id
         where
             [u8]: Type<DB>,
@@ -47,7 +47,7 @@ macro_rules! binary {
             /// Fails with a [`crate::Error`] on a value of another length or
             /// a drift code of 0.
             fn decode(value: <DB as Database>::ValueRef<'r>) -> Result<$id, BoxDynError> {
-                Ok($id::from_slice(<&[u8] as Decode<DB>>::decode(value)?)?)
+                Ok(<$id>::from_slice(<&[u8] as Decode<DB>>::decode(value)?)?)
             }
         }
     };
@@ -55,3 +55,6 @@ macro_rules! binary {
 
 binary!(Guid);
 binary!(Luid);
+binary!(v3::Guid);
+binary!(v3::Luid);
+binary!(v3::Xuid);

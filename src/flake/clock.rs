@@ -307,7 +307,7 @@ impl Builder {
         self
     }
 
-    crate::time::source_methods!();
+    crate::time::source_methods!(source);
 
     /// Issues only ids whose time unit is after the unit of `t`, whatever
     /// the source says: the restart guard for a process that kept its node

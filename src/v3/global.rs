@@ -1,0 +1,238 @@
+//! The v3 96-bit global id.
+
+use core::cmp::Ordering;
+use std::time::SystemTime;
+
+use super::{Clock, Drift, Luid};
+use crate::error::{Error, ErrorKind, Result};
+use crate::guid::check_seq;
+use crate::layout::{self, NODE_BITS_G, SEQ_BITS, SEQ_MAX};
+
+/// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
+/// unique across nodes.
+///
+/// ```text
+///  3 bits   47-d bits     32 bits      d bits     14 bits
+/// | code | tick >> d  |    node    | low tick | seq |
+/// ```
+///
+/// The bit positions of a v2 [`crate::Guid`] for the same window `d`, but
+/// `d` comes from [`Drift`]'s ladder, so the same bytes read differently
+/// as v2 and as v3 for every code but 5: convert with
+/// [`Guid::from_v2`], never by bytes or strings. Any 12 bytes are a v3 id
+/// (code 0 included).
+///
+/// ```
+/// use guid::v3;
+/// let id = v3::Guid::now();
+/// let text = id.to_string(); // 16 characters, sorts as the id does
+/// assert_eq!(text.parse::<v3::Guid>(), Ok(id));
+/// assert_eq!(v3::Guid::from_base62(id.to_base62())?, id); // 17 characters
+/// assert_eq!(id.node(), v3::CLOCK.node() as u32);
+/// # Ok::<(), guid::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct Guid([u8; 12]);
+
+const _: () = assert!(size_of::<Guid>() == 12);
+
+impl Guid {
+    /// The global id of a local id's value stamped with `node`.
+    #[inline]
+    pub(crate) const fn stamp(local: u64, node: u32) -> Guid {
+        let window = Drift::of_code(layout::code_l(local)).bits();
+        Guid(layout::bytes96(layout::insert_node(
+            local,
+            window,
+            node as u64,
+            NODE_BITS_G,
+        )))
+    }
+
+    /// The local id's value and the node.
+    #[inline]
+    const fn parts(&self) -> (u64, u64) {
+        layout::remove_node(self.to_u128(), self.drift().bits(), NODE_BITS_G)
+    }
+
+    /// Packs a clock state `tick << 14 | seq`.
+    #[inline]
+    pub(crate) const fn from_state(drift: Drift, node: u32, state: u64) -> Guid {
+        Guid::stamp(
+            layout::pack_l(drift.code(), state >> SEQ_BITS, state & SEQ_MAX),
+            node,
+        )
+    }
+
+    /// The id made of these parts: node, time in Unix nanoseconds (kept to
+    /// the tick of 2^17 ns), sequence (0..=16383) and drift.
+    ///
+    /// ```
+    /// use guid::v3::{Drift, Guid};
+    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub const fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
+        match check_seq(seq) {
+            Ok(seq) => Ok(Guid::stamp(
+                layout::pack_l(drift.code(), layout::tick(time_ns), seq),
+                node,
+            )),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The smallest id of `clock` at time `t`: its node and drift, sequence
+    /// 0, and the time in the clock's direction (Go's `G.FromTime`).
+    pub fn from_time(clock: &Clock, t: SystemTime) -> Guid {
+        let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
+        Guid::stamp(local, clock.node() as u32)
+    }
+
+    /// The zero id of a drift: node, time and sequence all 0 (Go's `ZeroG`).
+    pub const fn zero(drift: Drift) -> Guid {
+        Guid::stamp(layout::pack_l(drift.code(), 0, 0), 0)
+    }
+
+    /// The drift.
+    pub const fn drift(&self) -> Drift {
+        Drift::of_code(self.0[0] >> 5)
+    }
+
+    /// The time in Unix nanoseconds (or an inverse clock's `u64::MAX -
+    /// ns`), to the tick: the low 17 bits are 0.
+    pub const fn time(&self) -> u64 {
+        layout::tick_l(self.parts().0) << layout::TICK_SHIFT
+    }
+
+    /// The node id.
+    pub const fn node(&self) -> u32 {
+        self.parts().1 as u32
+    }
+
+    /// The sequence number, 0..=16383.
+    pub const fn seq(&self) -> u16 {
+        (self.to_u128() as u64 & SEQ_MAX) as u16
+    }
+
+    /// The distance from `other` to `self` (Go's `Diff`): times and
+    /// sequences subtracted with wrap-around (the sequence within its 14
+    /// bits, unlike v2), packed with `self`'s node and drift.
+    pub const fn diff(&self, other: &Guid) -> Guid {
+        Guid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
+    }
+
+    /// The local id: drift, time and sequence without the node (Go's
+    /// `L.FromG`).
+    pub const fn to_l64(self) -> Luid {
+        Luid::from_u64(self.parts().0)
+    }
+
+    /// The global id of a local id made on `node` (Go's `G.FromL`).
+    pub const fn from_l64(local: Luid, node: u32) -> Guid {
+        Guid::stamp(local.to_u64(), node)
+    }
+
+    /// Go v3's ring order around `reference` (`OrdRingG(reference).Compare`):
+    /// by drift code, then the time above the window, then the node counted
+    /// from `reference` (`(node - reference) mod 2^32`), then the time within
+    /// the window and the sequence. The order of a consistent-hashing ring
+    /// that starts at `reference`; with `reference` 0 it is `Ord`.
+    ///
+    /// ```
+    /// use guid::v3::{Drift, Guid};
+    /// let t = 1_700_000_000_000_000_000;
+    /// let a = Guid::compose(0x10, t, 0, Drift::DEFAULT)?;
+    /// let b = Guid::compose(0x90, t, 0, Drift::DEFAULT)?;
+    /// assert!(a.cmp_ring(&b, 0).is_lt() && a < b);
+    /// assert!(a.cmp_ring(&b, 0x80).is_gt()); // the ring starts at 0x80
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub fn cmp_ring(&self, other: &Guid, reference: u32) -> Ordering {
+        let drift = self.drift();
+        drift.cmp(&other.drift()).then_with(|| {
+            layout::cmp_ring(
+                self.to_u128(),
+                other.to_u128(),
+                drift.bits(),
+                NODE_BITS_G,
+                reference as u64,
+            )
+        })
+    }
+
+    /// The v3 id of a v2 id (Go's `FromV2`): the same node, time and
+    /// sequence, with the v3 drift whose window holds the v2 window
+    /// ([`Drift::from_v2`]: v2's default code 3 becomes v3's default 4).
+    ///
+    /// ```
+    /// use guid::v3;
+    /// let old = guid::Guid::now();
+    /// let new = v3::Guid::from_v2(old);
+    /// assert_eq!((new.node(), new.time(), new.seq()), (old.node(), old.time(), old.seq()));
+    /// assert_eq!(new.drift(), v3::Drift::DEFAULT);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub const fn from_v2(id: crate::Guid) -> Guid {
+        let local = id.to_l64();
+        let drift = Drift::from_v2(id.drift());
+        Guid::stamp(
+            layout::pack_l(drift.code(), layout::tick(local.time()), local.seq() as u64),
+            id.node(),
+        )
+    }
+
+    /// The v3 id of a v2 id's 16-character string (Go's `FromV2(false, s)`),
+    /// read as strictly as [`crate::Guid::parse_bytes`] reads it.
+    pub fn from_v2_str(s: impl AsRef<[u8]>) -> Result<Guid> {
+        crate::Guid::parse_bytes(s).map(Guid::from_v2)
+    }
+
+    /// The v3 id of a v2 id's base62 string, leading zeros dropped as v2
+    /// writes it (Go's `FromV2(true, s)`), read as strictly as
+    /// [`crate::Guid::from_base62`] reads it.
+    pub fn from_v2_base62(s: impl AsRef<[u8]>) -> Result<Guid> {
+        crate::Guid::from_base62(s).map(Guid::from_v2)
+    }
+
+    /// The 12 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(self) -> [u8; 12] {
+        self.0
+    }
+
+    /// The 12 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 12] {
+        &self.0
+    }
+
+    /// The id of 12 big-endian bytes: every value is a v3 id.
+    pub const fn from_bytes(bytes: [u8; 12]) -> Guid {
+        Guid(bytes)
+    }
+
+    /// The id of 12 bytes (for the shared codecs).
+    const fn from_array(bytes: [u8; 12]) -> Result<Guid> {
+        Ok(Guid(bytes))
+    }
+
+    /// The 96-bit value.
+    pub const fn to_u128(self) -> u128 {
+        layout::from_bytes96(&self.0)
+    }
+
+    /// The id of a 96-bit value; fails if it is wider.
+    pub const fn from_u128(v: u128) -> Result<Guid> {
+        if v >> 96 != 0 {
+            return Err(Error(ErrorKind::Overflow { bits: 96 }));
+        }
+        Ok(Guid(layout::bytes96(v)))
+    }
+}
+
+crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 fixed);
+
+crate::traits::id_traits!(Guid, debug: "v3::Guid", now: super::CLOCK.g(), "crate::v3::CLOCK",
+    drift: Drift, epochs: v3, bytes: [u8; 12], infallible, int: u128, to_u128, from_u128, fallible);
