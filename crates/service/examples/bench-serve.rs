@@ -3,7 +3,8 @@
 //! server's CPU time and memory, idle and with many connections.
 //!
 //! ```text
-//! bench-serve [--server PATH] [--seconds S] [--idle-conns N] [-- SERVER ARGS...]
+//! bench-serve [--server PATH] [--seconds S] [--idle-conns N]
+//!             [--compare "ARGS" [--rounds R] [--scrape-ms MS]] [-- SERVER ARGS...]
 //! ```
 //!
 //! It starts `PATH -l 127.0.0.1:0 --listen-g 127.0.0.1:0 SERVER ARGS` (by
@@ -14,12 +15,26 @@
 //! cargo build --release -p kguid-service --bin guid-serve --example bench-serve
 //! target/release/examples/bench-serve --seconds 5 -- --busy-poll 20us
 //! ```
+//!
+//! With `--compare "ARGS"` it starts two servers, the second with ARGS
+//! added, and runs the throughput phases on each in turn for R rounds
+//! (the order alternating each round), so that both meet the same
+//! machine; then it prints each phase's median for both and the
+//! difference. With `--scrape-ms`, a thread GETs the second server's
+//! `/metrics` that often while it is measured (it needs `--metrics` in
+//! ARGS):
+//!
+//! ```text
+//! target/release/examples/bench-serve --seconds 3 --rounds 5 \
+//!     --compare "--metrics 127.0.0.1:0" --scrape-ms 100
+//! ```
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 struct Args {
@@ -27,11 +42,16 @@ struct Args {
     seconds: f64,
     idle_conns: usize,
     server_args: Vec<String>,
+    /// Arguments added for the second server of a comparison.
+    compare: Option<Vec<String>>,
+    rounds: usize,
+    scrape_ms: Option<u64>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut server = default_server()?;
     let (mut seconds, mut idle_conns, mut server_args) = (2.0, 1_000, Vec::new());
+    let (mut compare, mut rounds, mut scrape_ms) = (None, 3, None);
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -41,10 +61,15 @@ fn parse_args() -> Result<Args, String> {
             "--idle-conns" => {
                 idle_conns = value()?.parse().map_err(|e| format!("--idle-conns: {e}"))?
             }
+            "--compare" => compare = Some(value()?.split_whitespace().map(str::to_owned).collect()),
+            "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
+            "--scrape-ms" => {
+                scrape_ms = Some(value()?.parse().map_err(|e| format!("--scrape-ms: {e}"))?)
+            }
             "--" => server_args.extend(it.by_ref()),
             "-h" | "--help" => {
                 return Err(
-                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [-- SERVER ARGS...]"
+                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [--compare \"ARGS\" [--rounds R] [--scrape-ms MS]] [-- SERVER ARGS...]"
                         .into(),
                 );
             }
@@ -56,6 +81,9 @@ fn parse_args() -> Result<Args, String> {
         seconds,
         idle_conns,
         server_args,
+        compare,
+        rounds,
+        scrape_ms,
     })
 }
 
@@ -75,22 +103,33 @@ struct Server {
     child: Child,
     flake: SocketAddr,
     global: SocketAddr,
+    /// Its metrics listener, when its log names one.
+    metrics: Arc<Mutex<Option<SocketAddr>>>,
 }
 
 impl Server {
-    fn start(args: &Args) -> Result<Server, String> {
-        let mut child = Command::new(&args.server)
+    fn start(path: &Path, server_args: &[String]) -> Result<Server, String> {
+        let mut child = Command::new(path)
             .args(["-l", "127.0.0.1:0", "--listen-g", "127.0.0.1:0"])
-            .args(&args.server_args)
+            .args(server_args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("start {}: {e}", args.server.display()))?;
+            .map_err(|e| format!("start {}: {e}", path.display()))?;
         let stderr = child.stderr.take().ok_or("no stderr")?;
         let (tx, rx) = mpsc::channel();
+        let metrics = Arc::new(Mutex::new(None));
+        let metrics_of = Arc::clone(&metrics);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("metrics on http://") {
+                    let addr = line[at + 18..]
+                        .split('/')
+                        .next()
+                        .and_then(|a| a.parse().ok());
+                    *metrics_of.lock().unwrap_or_else(|e| e.into_inner()) = addr;
+                }
                 if let Some(at) = line.find("listening on ") {
                     let mut words = line[at..].split_whitespace();
                     let addr = words.nth(2).and_then(|a| a.parse::<SocketAddr>().ok());
@@ -117,6 +156,7 @@ impl Server {
             child,
             flake: flake.ok_or("no 64-bit address")?,
             global: global.ok_or("no 96-bit address")?,
+            metrics,
         })
     }
 
@@ -299,7 +339,10 @@ fn row(name: &str, f: &Figures) {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let server = Server::start(args)?;
+    if let Some(extra) = &args.compare {
+        return compare(args, extra);
+    }
+    let server = Server::start(&args.server, &args.server_args)?;
     std::thread::sleep(Duration::from_millis(300));
     let idle_rss = server.rss_kb();
     let secs = args.seconds;
@@ -349,6 +392,149 @@ fn run(args: &Args) -> Result<(), String> {
     );
     drop(conns);
     Ok(())
+}
+
+/// The phases a comparison runs: (name, 96-bit?, ids per request,
+/// requests per write, connections); depth 0 is lock-step.
+const COMPARED: [(&str, bool, u8, usize, usize); 4] = [
+    ("lock-step N=1, 64-bit", false, 1, 0, 1),
+    ("pipelined N=1, 64-bit, 2 conn x 64", false, 1, 64, 2),
+    ("pipelined N=255, 64-bit", false, 255, 16, 1),
+    ("pipelined N=255, 96-bit", true, 255, 16, 1),
+];
+
+/// Two servers, the second with `extra` arguments, measured in turn.
+fn compare(args: &Args, extra: &[String]) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    let a = Server::start(&args.server, &args.server_args)?;
+    let b_args: Vec<String> = args.server_args.iter().chain(extra).cloned().collect();
+    let b = Server::start(&args.server, &b_args)?;
+    std::thread::sleep(Duration::from_millis(300));
+    let b_metrics = *b.metrics.lock().unwrap_or_else(|e| e.into_inner());
+    if args.scrape_ms.is_some() && b_metrics.is_none() {
+        return Err("--scrape-ms: the second server has no metrics listener (add --metrics ADDR to --compare)".into());
+    }
+    let (secs, extra_words) = (args.seconds, extra.join(" "));
+    println!("A: guid-serve {}", args.server_args.join(" "));
+    println!("B: guid-serve {}", b_args.join(" "));
+    println!();
+    println!("| round | server | phase | ids/s | requests/s | server CPU | scrapes |");
+    println!("|---|---|---|---|---|---|---|");
+    // (phase, server) -> ids/s of each round
+    let mut figures = vec![[Vec::new(), Vec::new()]; COMPARED.len()];
+    let mut scrapes_total = 0;
+    for round in 0..args.rounds {
+        let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for which in order {
+            let server = [&a, &b][which];
+            let scraper = (which == 1)
+                .then_some(())
+                .and(args.scrape_ms.zip(b_metrics))
+                .map(|(ms, addr)| Scraper::start(addr, Duration::from_millis(ms)));
+            for (phase, &(name, wide, n, depth, conns)) in COMPARED.iter().enumerate() {
+                let (addr, width) = match wide {
+                    true => (server.global, 12),
+                    false => (server.flake, 8),
+                };
+                let f = match depth {
+                    0 => lock_step(server, addr, width, n, secs),
+                    _ => pipelined(server, addr, width, n, depth, conns, secs),
+                }
+                .map_err(io)?;
+                println!(
+                    "| {} | {} | {name} | {:.3}M | {:.0}k | {:.0}% | |",
+                    round + 1,
+                    ["A", "B"][which],
+                    f.ids_per_s / 1e6,
+                    f.requests_per_s / 1e3,
+                    f.server_cpu * 100.0
+                );
+                figures[phase][which].push(f.ids_per_s);
+            }
+            if let Some(scraper) = scraper {
+                let n = scraper.stop()?;
+                scrapes_total += n;
+                println!(
+                    "| {} | B | /metrics scraped during these phases | | | | {n} |",
+                    round + 1
+                );
+            }
+        }
+    }
+    println!();
+    println!("| phase | A (median ids/s) | B: + {extra_words} | B vs A | A's spread (min..max) |");
+    println!("|---|---|---|---|---|");
+    for (phase, (name, ..)) in COMPARED.iter().enumerate() {
+        let [ma, mb] = [&figures[phase][0], &figures[phase][1]].map(|v| median(v));
+        let (lo, hi) = figures[phase][0]
+            .iter()
+            .fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        println!(
+            "| {name} | {:.3}M | {:.3}M | {:+.1}% | {:.3}M..{:.3}M |",
+            ma / 1e6,
+            mb / 1e6,
+            (mb / ma - 1.0) * 100.0,
+            lo / 1e6,
+            hi / 1e6
+        );
+    }
+    if args.scrape_ms.is_some() {
+        println!();
+        println!(
+            "{scrapes_total} scrapes of B's /metrics in all, every {} ms while B was measured",
+            args.scrape_ms.unwrap_or(0)
+        );
+    }
+    Ok(())
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// A thread that GETs `/metrics` at an interval until stopped.
+struct Scraper {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Result<usize, String>>,
+}
+
+impl Scraper {
+    fn start(addr: SocketAddr, every: Duration) -> Scraper {
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+                    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\n\r\n")
+                        .map_err(|e| e.to_string())?;
+                    let mut reply = Vec::new();
+                    s.read_to_end(&mut reply).map_err(|e| e.to_string())?;
+                    if !reply.starts_with(b"HTTP/1.1 200 ") {
+                        return Err(format!("/metrics: {}", String::from_utf8_lossy(&reply)));
+                    }
+                    n += 1;
+                    std::thread::sleep(every);
+                }
+                Ok(n)
+            })
+        };
+        Scraper { stop, thread }
+    }
+
+    fn stop(self) -> Result<usize, String> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .join()
+            .map_err(|_| "the scraper panicked".to_owned())?
+    }
 }
 
 fn main() -> ExitCode {
