@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::{Server, raw, read_ids};
+use common::{Server, eventually, raw, read_ids, scrape};
 use kguid_service::Config;
 
 const TOKEN: &[u8] = b"s3cret";
@@ -136,7 +136,7 @@ fn the_oldest_waiting_connection_makes_room() {
     let mut c = config(Duration::from_secs(60));
     c.max_unauthed = 4;
     c.max_conns = 1;
-    let server = Server::start(c);
+    let server = Server::start_full(c, false, true);
     let mut waiting: Vec<TcpStream> = (0..10)
         .map(|_| {
             let mut s = raw(server.addr);
@@ -157,6 +157,23 @@ fn the_oldest_waiting_connection_makes_room() {
     // The seat is taken: a second client with the token authenticates
     // and is closed at the cap.
     assert!(with_token(server.addr, Duration::from_secs(5)).is_none());
+    // The metrics say so: 12 accepted, 7 made room, 1 at the cap, 3
+    // waiting and the client served.
+    let metrics = server.metrics.unwrap();
+    let m = eventually(Duration::from_secs(10), "the closes counted", || {
+        let m = scrape(metrics);
+        let closed = m["guid_connections_closed_total{reason=\"auth\"}"]
+            + m["guid_connections_closed_total{reason=\"cap\"}"];
+        (closed == 8.0).then_some(m)
+    });
+    assert_eq!(m["guid_auth_failures_total{cause=\"evicted\"}"], 7.0);
+    assert_eq!(m["guid_auth_failures_total{cause=\"token\"}"], 0.0);
+    assert_eq!(m["guid_connections_closed_total{reason=\"cap\"}"], 1.0);
+    assert_eq!(
+        m["guid_connections_accepted_total{listener=\"flake\"}"],
+        12.0
+    );
+    assert_eq!(m["guid_connections_open{listener=\"flake\"}"], 4.0);
     drop((waiting, client));
     let report = server.stop();
     assert_eq!(report.auth_failures, 7, "{report:?}");

@@ -190,7 +190,10 @@ fn readiness_follows_the_state_file() {
 
     // The state's directory goes: saves fail, ids too once they pass the
     // horizon, and readiness says why.
-    std::fs::remove_dir_all(&dir).unwrap();
+    // (Moved away at once: removing it could race with a save in it.)
+    let gone = dir.with_extension("gone");
+    let _ = std::fs::remove_dir_all(&gone);
+    std::fs::rename(&dir, &gone).unwrap();
     let why = eventually(Duration::from_secs(10), "not ready", || {
         let (status, body) = http_get(metrics, "/readyz");
         (status == 503).then_some(body)
