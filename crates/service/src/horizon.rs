@@ -16,8 +16,8 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use guid::flake::Layout;
 
@@ -38,8 +38,10 @@ pub(crate) struct Horizon {
     /// Writes of the file that succeeded and that failed.
     saves: AtomicU64,
     failures: AtomicU64,
-    /// Why the last write failed, if it did.
-    failed: Mutex<Option<String>>,
+    /// Whether the last write failed, and why: the reason is locked only
+    /// after a failure, never on the way of a write that succeeds.
+    failing: AtomicBool,
+    why: Mutex<String>,
 }
 
 impl Horizon {
@@ -71,7 +73,8 @@ impl Horizon {
             write: Mutex::new(()),
             saves: AtomicU64::new(0),
             failures: AtomicU64::new(0),
-            failed: Mutex::new(None),
+            failing: AtomicBool::new(false),
+            why: Mutex::new(String::new()),
         };
         horizon
             .reserve(from)
@@ -125,25 +128,26 @@ impl Horizon {
 
     /// Why the last write failed, unless it succeeded.
     pub(crate) fn failed(&self) -> Option<String> {
-        self.failed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        if !self.failing.load(Acquire) {
+            return None;
+        }
+        Some(self.why.lock().unwrap_or_else(|e| e.into_inner()).clone())
     }
 
-    /// Counts a write, and keeps why it failed until one succeeds.
+    /// Counts a write (made under the write lock), and keeps why it failed
+    /// until one succeeds.
     fn counted(&self, result: io::Result<()>) -> io::Result<()> {
-        let why = match &result {
+        match &result {
             Ok(()) => {
                 self.saves.fetch_add(1, Relaxed);
-                None
+                self.failing.store(false, Release);
             }
             Err(e) => {
                 self.failures.fetch_add(1, Relaxed);
-                Some(e.to_string())
+                *self.why.lock().unwrap_or_else(|e| e.into_inner()) = e.to_string();
+                self.failing.store(true, Release);
             }
-        };
-        *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = why;
+        }
         result
     }
 
