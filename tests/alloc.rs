@@ -215,3 +215,58 @@ fn json_into_a_sized_buffer_and_back_does_not_allocate() {
     });
     assert_eq!(n, 0);
 }
+
+/// v3: generating, every encoder into a caller's buffer, every decoder on
+/// good and bad input, and JSON, without allocating.
+#[test]
+fn v3_ids_do_not_allocate() {
+    use guid::v3;
+    black_box(v3::g(&v3::CLOCK));
+    let clock = v3::Clock::builder().node(0x2ab_cdef_0123).unwrap().build();
+    let (g, l, x) = (clock.g(), clock.l(), clock.x());
+    let (gs, ls, xs) = (g.to_string(), l.to_string(), x.to_string());
+    let (g62, l62, x62) = (g.to_base62(), l.to_base62(), x.to_base62());
+    let mut text = [0u8; v3::Guid::STRING_LEN];
+    let mut uuid = [0u8; v3::Xuid::STRING_LEN];
+    let mut b62 = [0u8; v3::Xuid::BASE62_LEN];
+    let mut b62_g = [0u8; v3::Guid::BASE62_LEN];
+    let mut b62_l = [0u8; v3::Luid::BASE62_LEN];
+    let mut xs_batch = [v3::Xuid::default(); 256];
+    let bad = [
+        "",
+        "too short",
+        "!!!!!!!!!!!!!!!!",
+        "030D98D5-9B81-8400-8000-00000000098E",
+    ];
+
+    let n = allocations(|| {
+        for _ in 0..ROUNDS {
+            black_box(v3::g(&v3::CLOCK));
+            black_box(clock.l());
+            black_box(clock.x());
+            black_box(black_box(g).encode(&mut text));
+            black_box(black_box(l).encode(&mut text));
+            black_box(black_box(x).encode(&mut uuid));
+            black_box(black_box(g).encode_base62(&mut b62_g));
+            black_box(black_box(l).encode_base62(&mut b62_l));
+            black_box(black_box(x).encode_base62(&mut b62));
+            assert_eq!(black_box(gs.as_str()).parse::<v3::Guid>(), Ok(g));
+            assert_eq!(black_box(ls.as_str()).parse::<v3::Luid>(), Ok(l));
+            assert_eq!(black_box(xs.as_str()).parse::<v3::Xuid>(), Ok(x));
+            assert_eq!(v3::Guid::from_base62(black_box(g62.as_str())), Ok(g));
+            assert_eq!(v3::Luid::from_base62(black_box(l62.as_str())), Ok(l));
+            assert_eq!(v3::Xuid::from_base62(black_box(x62.as_str())), Ok(x));
+            assert_eq!(v3::Xuid::from_bytes(black_box(x.to_bytes())), Ok(x));
+            black_box(v3::Guid::from_v2(black_box(Guid::default())));
+        }
+        clock.fill_x(black_box(&mut xs_batch));
+        for s in bad {
+            assert!(s.parse::<v3::Guid>().is_err());
+            assert!(s.parse::<v3::Luid>().is_err());
+            assert!(s.parse::<v3::Xuid>().is_err());
+            assert!(v3::Xuid::from_base62(s).is_err());
+            assert!(v3::Guid::from_v2_str(s).is_err());
+        }
+    });
+    assert_eq!(n, 0);
+}

@@ -161,3 +161,43 @@ fn a_flake_clock_refuses_in_a_forked_child() {
     assert_eq!(child, [1, 1, 1]);
     assert!(parent > first);
 }
+
+/// The v3 clock runs the same state machine: with a random node the child
+/// draws a new 58-bit node and repeats none of the parent's ids; with a
+/// chosen node it refuses.
+#[test]
+fn a_v3_clock_in_a_forked_child_redraws_or_refuses() {
+    use guid::v3;
+    let clock = v3::Clock::new();
+    let before = clock.x();
+    let fill_x = || {
+        let mut ids = vec![v3::Xuid::default(); BATCHES * BATCH];
+        for batch in ids.chunks_mut(BATCH) {
+            clock.fill_x(batch);
+        }
+        ids
+    };
+    let (child, parent) = fork_with(
+        || fill_x().iter().flat_map(|x| x.to_bytes()).collect(),
+        fill_x,
+    );
+    let mine: std::collections::HashSet<[u8; 16]> = parent.iter().map(|x| x.to_bytes()).collect();
+    assert_eq!(child.len(), BATCHES * BATCH * 16);
+    assert!(child.chunks(16).all(|b| !mine.contains(b)));
+    let child_node = v3::Xuid::try_from(&child[..16]).unwrap().node();
+    assert_ne!(child_node, before.node());
+    assert!(child_node <= v3::node::MAX);
+
+    let chosen = v3::Clock::builder().node(0x0bad_cafe_f00d).unwrap().build();
+    let _ = chosen.x();
+    let (child, _) = fork_with(
+        || {
+            std::panic::set_hook(Box::new(|_| {}));
+            vec![u8::from(
+                std::panic::catch_unwind(AssertUnwindSafe(|| chosen.x())).is_err(),
+            )]
+        },
+        || chosen.x(),
+    );
+    assert_eq!(child, [1], "x() refuses in the child");
+}

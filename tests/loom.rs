@@ -169,6 +169,32 @@ fn global_clock_borrows_the_next_tick_under_contention() {
     }
 }
 
+/// The v3 clock (the same state machine, Go v3's sequence from 1): two
+/// threads and a source that steps back, the ids of all three kinds.
+#[test]
+fn v3_clock_two_threads_and_a_wild_source() {
+    use guid::v3;
+    check("v3, wild source", || {
+        let time = MockTime::new(T0);
+        let clock = Arc::new(
+            v3::Clock::builder()
+                .node(1 << 40)
+                .unwrap()
+                .time(time.clone())
+                .build(),
+        );
+        let other = Arc::clone(&clock);
+        let t = thread::spawn(move || vec![other.x().to_l64(), other.l()]);
+        let mover = time.clone();
+        let m = thread::spawn(move || mover.step_back(3 * TICK));
+        let mine = vec![clock.g().to_l64(), clock.x().to_l64()];
+        let theirs = t.join().unwrap();
+        m.join().unwrap();
+        assert!(mine.iter().chain(&theirs).all(|l| l.seq() >= 1));
+        assert_ordered_and_distinct(&[mine, theirs], false);
+    });
+}
+
 /// The flake clock with one sequence bit and no lead: two ids per unit, so
 /// of three ids one waits until a third thread moves the source; none is
 /// repeated, none is ahead of the source.
