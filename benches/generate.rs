@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use guid::{CLOCK, Clock, Guid};
+use guid::{CLOCK, Clock, Guid, v3};
 
 /// Ids per `guid_g_batch` call: the figure is per id.
 const BATCH: usize = 1024;
@@ -37,11 +37,24 @@ fn generate(c: &mut Criterion) {
     #[cfg(target_os = "linux")]
     fast_time(&mut group);
 
+    // v3's ids from its default clock: the same state machine.
+    black_box(v3::g(&v3::CLOCK));
+    group.bench_function("v3_g", |b| b.iter(|| v3::g(black_box(&v3::CLOCK))));
+    group.bench_function("v3_l", |b| b.iter(|| v3::l(black_box(&v3::CLOCK))));
+    group.bench_function("v3_x", |b| b.iter(|| v3::x(black_box(&v3::CLOCK))));
+
     group.throughput(Throughput::Elements(BATCH as u64));
     let mut batch = [Guid::default(); BATCH];
     group.bench_function("guid_g_batch", |b| {
         b.iter(|| {
             CLOCK.fill(black_box(&mut batch));
+            black_box(&batch);
+        })
+    });
+    let mut batch = [v3::Xuid::default(); BATCH];
+    group.bench_function("v3_x_batch", |b| {
+        b.iter(|| {
+            v3::CLOCK.fill_x(black_box(&mut batch));
             black_box(&batch);
         })
     });

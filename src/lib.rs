@@ -1,6 +1,7 @@
 //! K-ordered unique ids: 96-bit global ids and their 64-bit local casts,
 //! byte for byte the ids of the Go library fogfish/guid v2, made by a
-//! lock-free clock that never repeats an id and never blocks.
+//! lock-free clock that never repeats an id and never blocks. The ids of
+//! its newer generation, v3, are in [`v3`] (see below).
 //!
 //! ```
 //! use guid::{Guid, Luid};
@@ -68,6 +69,33 @@
 //! as ids do. Decoders are strict where Go is lax: a character outside the
 //! alphabet, a wrong length, a leading base62 zero, a value too wide or a
 //! drift code of 0 is an [`Error`], never a guess or a panic.
+//!
+//! # Go v3
+//!
+//! [`v3`] holds the ids of fogfish/guid v3, as byte-compatible with it as
+//! the root types are with v2: [`v3::Guid`] and [`v3::Luid`] (the same
+//! bit positions for a window, but drift codes numbered by a ladder, so
+//! the same bytes mean other times and nodes), [`v3::Xuid`] (128 bits, an
+//! RFC 9562 UUIDv8 with a 58-bit node), their [`v3::Clock`] (this clock's
+//! state machine, Go v3's sequence) and [`v3::Guid::from_v2`] to carry v2
+//! ids over. Its base62 is zero-padded to a fixed width.
+//!
+//! ```
+//! use guid::v3;
+//! let old = guid::Guid::now();
+//! let new = v3::Guid::from_v2(old); // the same node, time and sequence
+//! assert_eq!((new.node(), new.time()), (old.node(), old.time()));
+//!
+//! let x = v3::Xuid::now(); // 128 bits, sorts by time as the others do
+//! assert_eq!(x.to_string().len(), 36); // a canonical UUID string
+//! # #[cfg(feature = "uuid")]
+//! # {
+//! let u = uuid::Uuid::from(x); // feature "uuid": into a UUID column as is
+//! assert_eq!(u.get_version_num(), 8);
+//! assert_eq!(v3::Xuid::try_from(u)?, x);
+//! # }
+//! # Ok::<(), guid::Error>(())
+//! ```
 
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -76,6 +104,10 @@
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/v3.md")]
+struct V3Doctests;
 
 mod clock;
 mod drift;
