@@ -1,13 +1,10 @@
 //! The v2 clock: a lock-free, strictly monotonic source of ids.
 
-use std::fmt;
-
 use crate::drift::Drift;
 use crate::guid::Guid;
-use crate::health::Health;
 use crate::local::Luid;
 use crate::node;
-use crate::sequence::{Generation, Sequence, Settings, Snapshot};
+use crate::sequence::{Generation, Sequence, Settings};
 
 /// The v2 generation of the shared state machine: 32-bit nodes, and the
 /// first id of a tick has sequence 0.
@@ -77,103 +74,13 @@ impl Generation for V2 {
 /// `G` returns an id, not an error, so a broken source cannot be reported
 /// any other way without wrapping around to 1970, which would repeat ids.
 /// Every start the builder accepts leaves ids to issue: an out-of-range
-/// [`Builder::not_before`] or [`Snapshot`] is an error there.
+/// [`Builder::not_before`] or [`Snapshot`](crate::Snapshot) is an error there.
 #[repr(align(64))]
 pub struct Clock {
     seq: Sequence<V2>,
 }
 
-#[cfg(not(loom))]
-const _: () = assert!(size_of::<Clock>() == 64);
-
-impl Clock {
-    /// A clock with a random node id, the default drift and the wall clock.
-    pub fn new() -> Clock {
-        Clock::builder().build()
-    }
-
-    /// Configures a clock.
-    pub fn builder() -> Builder {
-        Builder::default()
-    }
-
-    /// The node id stamped on global ids (in a forked child, the new one
-    /// for a random node; a chosen node is reported as it is, though the
-    /// clock refuses to make ids with it there).
-    pub fn node(&self) -> u32 {
-        self.seq.node() as u32
-    }
-
-    /// The drift stamped on ids.
-    pub fn drift(&self) -> Drift {
-        self.seq.drift
-    }
-
-    /// Whether ids decrease (an inverse clock).
-    pub fn is_inverse(&self) -> bool {
-        self.seq.is_inverse()
-    }
-
-    /// A new global id.
-    ///
-    /// Panics only as [the type says](#panics).
-    #[inline]
-    pub fn g(&self) -> Guid {
-        let (node, state) = self.seq.next();
-        Guid::from_state(self.seq.drift, node as u32, state)
-    }
-
-    /// A new local id.
-    ///
-    /// Panics only as [the type says](#panics).
-    #[inline]
-    pub fn l(&self) -> Luid {
-        let (_, state) = self.seq.next();
-        Luid::from_state(self.seq.drift, state)
-    }
-
-    /// Fills `ids` with consecutive global ids from one read of the time.
-    pub fn fill(&self, ids: &mut [Guid]) {
-        let drift = self.seq.drift;
-        self.seq.fill(ids, |node, state| {
-            Guid::from_state(drift, node as u32, state)
-        });
-    }
-
-    /// Fills `ids` with consecutive local ids from one read of the time.
-    pub fn fill_l(&self, ids: &mut [Luid]) {
-        let drift = self.seq.drift;
-        self.seq
-            .fill(ids, |_, state| Luid::from_state(drift, state));
-    }
-
-    /// The global id of a local id made by this clock (Go's `FromL`).
-    pub fn from_l64(&self, local: Luid) -> Guid {
-        Guid::from_l64(local, self.seq.current_node() as u32)
-    }
-
-    /// The state after the last id, to restore after a restart.
-    pub fn snapshot(&self) -> Snapshot {
-        self.seq.snapshot()
-    }
-
-    /// The rare events met so far (units of one tick, 2^17 ns).
-    pub fn health(&self) -> Health {
-        self.seq.health()
-    }
-}
-
-impl Default for Clock {
-    fn default() -> Self {
-        Clock::new()
-    }
-}
-
-impl fmt::Debug for Clock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.seq.debug("Clock", f)
-    }
-}
+crate::sequence::clock_methods!(guid: Guid, local: Luid, node: u32, drift: Drift, debug: "Clock");
 
 /// Settings of a [`Clock`].
 #[derive(Clone, Debug, Default)]
@@ -198,18 +105,5 @@ impl Builder {
         self
     }
 
-    /// Stamps this drift (default [`Drift::DEFAULT`]).
-    pub fn drift(mut self, drift: Drift) -> Builder {
-        self.drift = drift;
-        self
-    }
-
-    crate::sequence::settings_methods!();
-
-    /// The clock.
-    pub fn build(self) -> Clock {
-        Clock {
-            seq: self.settings.build(self.drift),
-        }
-    }
+    crate::sequence::settings_methods!(drift: Drift);
 }

@@ -66,29 +66,20 @@ impl Drift {
         Drift(7)
     }
 
-    /// The drift bucket for a signed skew in nanoseconds (Go's
-    /// `time.Duration`); zero and negative skews give code 1.
-    pub const fn from_nanos(drift: i64) -> Drift {
-        if drift <= 0 {
-            Drift::MIN
-        } else {
-            Drift::from_duration(Duration::from_nanos(drift as u64))
-        }
-    }
-
     /// The 3-bit code, 1..=7.
     pub const fn code(self) -> u8 {
         self.0
     }
 
-    /// Number of low tick bits kept below the node id: `18 + code`.
-    pub(crate) const fn low_bits(self) -> u32 {
-        18 + self.0 as u32
+    /// Number of low tick bits code `code` keeps below the node id: `18 +
+    /// code`.
+    pub(crate) const fn window_of(code: u8) -> u32 {
+        18 + code as u32
     }
 
     /// The k-order window: ids of different nodes made within it sort by node.
     pub const fn window(self) -> Duration {
-        Duration::from_nanos(1 << (self.low_bits() + 17))
+        Duration::from_nanos(1 << (Drift::window_of(self.0) + 17))
     }
 
     /// Reads a code from the top 3 bits of an id; 0 is not an id.
@@ -101,30 +92,55 @@ impl Drift {
     }
 }
 
-impl Default for Drift {
-    fn default() -> Self {
-        Drift::DEFAULT
-    }
+/// The conversions both generations' drifts have: `Default`, from a
+/// tolerated skew (also in nanoseconds), from and to the code.
+macro_rules! drift_traits {
+    ($drift:ty) => {
+        impl $drift {
+            /// The drift for a signed skew in nanoseconds (Go's
+            /// `time.Duration`); zero and negative skews give the smallest
+            /// window, `MIN`.
+            pub const fn from_nanos(skew: i64) -> $drift {
+                if skew <= 0 {
+                    <$drift>::MIN
+                } else {
+                    <$drift>::from_duration(::core::time::Duration::from_nanos(skew as u64))
+                }
+            }
+        }
+
+        impl Default for $drift {
+            fn default() -> Self {
+                <$drift>::DEFAULT
+            }
+        }
+
+        impl From<::core::time::Duration> for $drift {
+            /// The drift for a tolerated clock skew
+            #[doc = concat!("([`", stringify!($drift), "::from_duration`]).")]
+            fn from(skew: ::core::time::Duration) -> Self {
+                <$drift>::from_duration(skew)
+            }
+        }
+
+        impl TryFrom<u8> for $drift {
+            type Error = $crate::Error;
+            fn try_from(code: u8) -> $crate::Result<$drift> {
+                <$drift>::new(code)
+            }
+        }
+
+        impl From<$drift> for u8 {
+            fn from(drift: $drift) -> u8 {
+                drift.code()
+            }
+        }
+    };
 }
 
-impl From<Duration> for Drift {
-    fn from(drift: Duration) -> Self {
-        Drift::from_duration(drift)
-    }
-}
+pub(crate) use drift_traits;
 
-impl TryFrom<u8> for Drift {
-    type Error = Error;
-    fn try_from(code: u8) -> Result<Drift> {
-        Drift::new(code)
-    }
-}
-
-impl From<Drift> for u8 {
-    fn from(drift: Drift) -> u8 {
-        drift.0
-    }
-}
+drift_traits!(Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -2,7 +2,7 @@
 
 use crate::drift::Drift;
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout::{self, NODE_BITS_G, SEQ_BITS, SEQ_MAX};
+use crate::layout;
 use crate::local::Luid;
 
 /// A 96-bit global id: drift, time, node and sequence, unique across nodes.
@@ -25,65 +25,9 @@ const _: () = assert!(size_of::<Guid>() == 12);
 const _: () = assert!(size_of::<Option<Guid>>() <= 13);
 
 impl Guid {
-    /// The id of a 96-bit value whose drift code is not 0.
-    #[inline]
-    pub(crate) const fn from_value(v: u128) -> Guid {
-        Guid(layout::bytes96(v))
-    }
-
-    /// The global id of a local id's value stamped with `node`.
-    #[inline]
-    const fn stamp(local: u64, drift: Drift, node: u32) -> Guid {
-        Guid::from_value(layout::insert_node(
-            local,
-            drift.low_bits(),
-            node as u64,
-            NODE_BITS_G,
-        ))
-    }
-
-    /// The local id's value and the node.
-    #[inline]
-    const fn parts(&self) -> (u64, u64) {
-        layout::remove_node(self.to_u128(), self.drift().low_bits(), NODE_BITS_G)
-    }
-
-    /// Packs a clock state `tick << 14 | seq` (a carry past 14 bits is the
-    /// tick's, so it never reaches the node).
-    #[inline]
-    pub(crate) const fn from_state(drift: Drift, node: u32, state: u64) -> Guid {
-        Guid::stamp(
-            layout::pack_l(drift.code(), state >> SEQ_BITS, state & SEQ_MAX),
-            drift,
-            node,
-        )
-    }
-
-    /// The id made of these parts: node, time in Unix nanoseconds (kept to
-    /// the tick of 2^17 ns), sequence (0..=16383) and drift. It is what a
-    /// clock with this node and drift would give at this time and sequence.
-    ///
-    /// ```
-    /// use guid::{Drift, Guid};
-    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
-    /// assert_eq!((id.node(), id.seq()), (0x53051caf, 7));
-    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
-    /// # Ok::<(), guid::Error>(())
-    /// ```
-    pub const fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
-        match check_seq(seq) {
-            Ok(seq) => Ok(Guid::stamp(
-                layout::pack_l(drift.code(), layout::tick(time_ns), seq),
-                drift,
-                node,
-            )),
-            Err(e) => Err(e),
-        }
-    }
-
     /// The zero id of a drift: node, time and sequence all 0 (Go's `Z`).
     pub const fn zero(drift: Drift) -> Guid {
-        Guid::stamp(layout::pack_l(drift.code(), 0, 0), drift, 0)
+        Guid::stamp(layout::pack_l(drift.code(), 0, 0), 0)
     }
 
     /// The drift.
@@ -95,21 +39,6 @@ impl Guid {
         }
     }
 
-    /// The time in Unix nanoseconds, to the tick (the low 17 bits are 0).
-    pub const fn time(&self) -> u64 {
-        layout::tick_l(self.parts().0) << layout::TICK_SHIFT
-    }
-
-    /// The node id.
-    pub const fn node(&self) -> u32 {
-        self.parts().1 as u32
-    }
-
-    /// The sequence number, 0..=16383.
-    pub const fn seq(&self) -> u16 {
-        (self.to_u128() as u64 & SEQ_MAX) as u16
-    }
-
     /// The approximate distance from `other` to `self` (Go's `Diff`): times
     /// and sequences subtracted with wrap-around, packed with `self`'s node
     /// and drift. As in Go, the wrapped sequence difference is ORed into the
@@ -117,33 +46,13 @@ impl Guid {
     pub const fn diff(&self, other: &Guid) -> Guid {
         let t = self.time().wrapping_sub(other.time());
         let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
-        let drift = self.drift();
-        let v = Guid::stamp(
-            layout::pack_l(drift.code(), layout::tick(t), 0),
-            drift,
-            self.node(),
-        );
-        Guid::from_value(v.to_u128() | s as u128)
-    }
-
-    /// The local id: drift, time and sequence without the node (Go's `ToL`).
-    pub const fn to_l64(self) -> Luid {
-        Luid::from_value(self.parts().0)
+        let local = layout::pack_l(self.drift().code(), layout::tick(t), 0);
+        Guid::from_payload(Guid::stamp(local, self.node()).payload() | s as u128)
     }
 
     /// The global id of a local id made on `node` (Go's `FromL`).
     pub const fn from_l64(local: Luid, node: u32) -> Guid {
-        Guid::stamp(local.to_u64(), local.drift(), node)
-    }
-
-    /// The 12 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 12] {
-        self.0
-    }
-
-    /// The 12 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 12] {
-        &self.0
+        Guid::stamp(local.to_u64(), node)
     }
 
     /// The id of 12 big-endian bytes; fails if the drift code is 0.
@@ -161,7 +70,7 @@ impl Guid {
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        layout::from_bytes96(&self.0)
+        self.payload()
     }
 
     /// The id of a 96-bit value; fails if it is wider or its drift code is 0.
@@ -169,23 +78,12 @@ impl Guid {
         if v >> 96 != 0 {
             return Err(Error(ErrorKind::Overflow { bits: 96 }));
         }
-        Guid::from_bytes(Guid::from_value(v).0)
+        Guid::from_bytes(layout::bytes96(v))
     }
 }
-crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 trimmed);
+layout::stamped!(Guid, bytes: 12, local: Luid, drift: Drift, node: u32, node_bits: 32, path: "guid");
 
-/// The sequence as the low bits of an id, or the error for one past 14 bits.
-pub(crate) const fn check_seq(seq: u16) -> Result<u64> {
-    if seq as u64 > SEQ_MAX {
-        Err(Error(ErrorKind::Part {
-            name: "seq",
-            value: seq as u64,
-            max: SEQ_MAX,
-        }))
-    } else {
-        Ok(seq as u64)
-    }
-}
+crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 trimmed);
 
 crate::traits::id_traits!(Guid, debug: "Guid", now: crate::CLOCK.g(), "crate::CLOCK",
     drift: Drift, epochs: v2, bytes: [u8; 12], fallible, int: u128, to_u128, from_u128, fallible);

@@ -13,6 +13,8 @@
 //! a code: the code → window table is all that differs between the
 //! generations.
 
+use crate::error::{Error, ErrorKind, Result};
+
 /// Bits of the sequence.
 pub(crate) const SEQ_BITS: u32 = 14;
 /// The largest sequence number.
@@ -37,6 +39,16 @@ pub(crate) const fn tick(ns: u64) -> u64 {
 #[inline]
 pub(crate) const fn pack_l(code: u8, tick: u64, low: u64) -> u64 {
     (code as u64 & 7) << 61 | (tick & TICK_MASK) << SEQ_BITS | low
+}
+
+/// A part of an id, or the error for one wider than its `bits`.
+pub(crate) const fn check(value: u64, name: &'static str, bits: u32) -> Result<u64> {
+    let max = u64::MAX >> (64 - bits);
+    if value > max {
+        Err(Error(ErrorKind::Part { name, value, max }))
+    } else {
+        Ok(value)
+    }
 }
 
 /// The drift code of a local id.
@@ -136,6 +148,205 @@ pub(crate) const fn unsplice_uuid(x: u128) -> u128 {
 pub(crate) const fn uuid_version_variant(x: u128) -> (u8, u8) {
     ((x >> 76) as u8 & 0xf, (x >> 62) as u8 & 0b11)
 }
+
+/// The parts of an id made of a local id and a node, for the global ids of
+/// both generations and v3's 128-bit id: packing them and reading them
+/// back. The payload is the id's value without fixed bits (the 96 bits of
+/// a global id, the 122 of a UUIDv8), the drift code in the top 3 bits of
+/// its first byte; the drift type provides `window_of(code)`.
+macro_rules! stamped {
+    ($id:ident, bytes: $n:tt, local: $local:ty, drift: $drift:ty, node: $node:ty, node_bits: $bits:literal,
+     path: $path:literal) => {
+        $crate::layout::stamped!(@payload $id, $n);
+
+        impl $id {
+            #[doc = concat!("The id made of these parts: a node of ", $bits, " bits, time in Unix
+nanoseconds (kept to the tick of 2^17 ns), sequence (0..=16383) and
+drift: what a clock with this node and drift gives at this time and
+sequence. Fails if the node or the sequence is too wide.
+
+```
+use ", $path, "::{Drift, ", stringify!($id), "};
+let id = ", stringify!($id), "::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+# Ok::<(), guid::Error>(())
+```")]
+            pub const fn compose(node: $node, time_ns: u64, seq: u16, drift: $drift) -> $crate::Result<$id> {
+                let seq = match $crate::layout::check(seq as u64, "seq", $crate::layout::SEQ_BITS) {
+                    Ok(seq) => seq,
+                    Err(e) => return Err(e),
+                };
+                match $crate::layout::check(node as u64, "node", $bits) {
+                    Ok(node) => Ok($id::stamp(
+                        $crate::layout::pack_l(drift.code(), $crate::layout::tick(time_ns), seq),
+                        node as $node,
+                    )),
+                    Err(e) => Err(e),
+                }
+            }
+
+            #[doc = concat!("The ", $n, " big-endian bytes (Go's `Bytes`).")]
+            pub const fn to_bytes(self) -> [u8; $n] {
+                self.0
+            }
+
+            #[doc = concat!("The ", $n, " big-endian bytes, borrowed.")]
+            pub const fn as_bytes(&self) -> &[u8; $n] {
+                &self.0
+            }
+
+            /// The id of a local id's value stamped with `node`.
+            #[inline]
+            pub(crate) const fn stamp(local: u64, node: $node) -> $id {
+                let window = <$drift>::window_of($crate::layout::code_l(local));
+                $id::from_payload($crate::layout::insert_node(
+                    local,
+                    window,
+                    node as u64,
+                    $bits,
+                ))
+            }
+
+            /// The local id's value and the node.
+            #[inline]
+            const fn parts(&self) -> (u64, u64) {
+                let window = <$drift>::window_of(self.0[0] >> 5);
+                $crate::layout::remove_node(self.payload(), window, $bits)
+            }
+
+            /// Packs a clock state `tick << 14 | seq` (a carry past 14 bits
+            /// is the tick's, so it never reaches the node).
+            #[inline]
+            pub(crate) const fn from_state(drift: $drift, node: $node, state: u64) -> $id {
+                $id::stamp(
+                    $crate::layout::pack_l(
+                        drift.code(),
+                        state >> $crate::layout::SEQ_BITS,
+                        state & $crate::layout::SEQ_MAX,
+                    ),
+                    node,
+                )
+            }
+
+            /// The time in Unix nanoseconds (for an inverse clock's ids,
+            /// `u64::MAX -` it), to the tick: the low 17 bits are 0.
+            pub const fn time(&self) -> u64 {
+                $crate::layout::tick_l(self.parts().0) << $crate::layout::TICK_SHIFT
+            }
+
+            #[doc = concat!("The node id, ", stringify!($bits), " bits.")]
+            pub const fn node(&self) -> $node {
+                self.parts().1 as $node
+            }
+
+            /// The sequence number, 0..=16383.
+            pub const fn seq(&self) -> u16 {
+                (self.payload() as u64 & $crate::layout::SEQ_MAX) as u16
+            }
+
+            /// The local id: drift, time and sequence without the node (Go's
+            /// `ToL` in v2, `L.FromG`/`L.FromX` in v3).
+            pub const fn to_l64(self) -> $local {
+                <$local>::from_value(self.parts().0)
+            }
+        }
+    };
+
+    (@payload $id:ident, 12) => {
+        impl $id {
+            /// The id of a 96-bit value.
+            #[inline]
+            const fn from_payload(v: u128) -> $id {
+                $id($crate::layout::bytes96(v))
+            }
+
+            /// The 96-bit value, for the shared layout.
+            #[inline]
+            const fn payload(&self) -> u128 {
+                $crate::layout::from_bytes96(&self.0)
+            }
+        }
+    };
+
+    (@payload $id:ident, 16) => {
+        impl $id {
+            /// The id of a 122-bit payload: the UUIDv8 around it.
+            #[inline]
+            const fn from_payload(p: u128) -> $id {
+                $id($crate::layout::splice_uuid(p).to_be_bytes())
+            }
+
+            /// The 122-bit payload, for the shared layout.
+            #[inline]
+            const fn payload(&self) -> u128 {
+                $crate::layout::unsplice_uuid(u128::from_be_bytes(self.0))
+            }
+        }
+    };
+}
+
+pub(crate) use stamped;
+
+/// What the local ids of both generations share: a 64-bit value with the
+/// drift code in its top 3 bits. The type provides `from_array` (checked).
+macro_rules! local_parts {
+    ($id:ident, drift: $drift:ty) => {
+        impl $id {
+            /// The id of a 64-bit value with a valid drift code.
+            #[inline]
+            pub(crate) const fn from_value(v: u64) -> $id {
+                $id(v)
+            }
+
+            /// Packs a clock state `tick << 14 | seq`.
+            #[inline]
+            pub(crate) const fn from_state(drift: $drift, state: u64) -> $id {
+                $id($crate::layout::pack_l(
+                    drift.code(),
+                    state >> $crate::layout::SEQ_BITS,
+                    state & $crate::layout::SEQ_MAX,
+                ))
+            }
+
+            /// The time in Unix nanoseconds (for an inverse clock's ids,
+            /// `u64::MAX -` it), to the tick: the low 17 bits are 0.
+            pub const fn time(&self) -> u64 {
+                $crate::layout::tick_l(self.0) << $crate::layout::TICK_SHIFT
+            }
+
+            /// The sequence number, 0..=16383.
+            pub const fn seq(&self) -> u16 {
+                (self.0 & $crate::layout::SEQ_MAX) as u16
+            }
+
+            /// The 8 big-endian bytes (Go's `Bytes`).
+            pub const fn to_bytes(self) -> [u8; 8] {
+                self.0.to_be_bytes()
+            }
+
+            /// The 64-bit value.
+            pub const fn to_u64(self) -> u64 {
+                self.0
+            }
+
+            /// The value widened to 128 bits, for the shared encoders.
+            const fn to_u128(self) -> u128 {
+                self.0 as u128
+            }
+
+            /// The id of a value at most 64 bits wide, checked as bytes are.
+            const fn from_u128(v: u128) -> $crate::Result<$id> {
+                if v >> 64 != 0 {
+                    return Err($crate::Error($crate::ErrorKind::Overflow { bits: 64 }));
+                }
+                $id::from_array((v as u64).to_be_bytes())
+            }
+        }
+    };
+}
+
+pub(crate) use local_parts;
 
 #[cfg(test)]
 mod tests {

@@ -163,14 +163,4 @@ pub use crate::time::{MockTime, TimeSource, WallClock, nanos, unix_nanos};
 /// section](Clock#fork)).
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
-/// A new global id from `clock` (Go's `G`).
-#[inline]
-pub fn g(clock: &Clock) -> Guid {
-    clock.g()
-}
-
-/// A new local id from `clock` (Go's `L`).
-#[inline]
-pub fn l(clock: &Clock) -> Luid {
-    clock.l()
-}
+crate::sequence::go_functions!(Clock, Guid, Luid);

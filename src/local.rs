@@ -4,8 +4,8 @@ use std::time::SystemTime;
 
 use crate::drift::Drift;
 use crate::error::{Error, ErrorKind, Result};
-use crate::guid::{Guid, check_seq};
-use crate::layout::{self, SEQ_MAX};
+use crate::guid::Guid;
+use crate::layout;
 
 /// A 64-bit local id: drift, time and sequence, unique within one clock.
 ///
@@ -41,36 +41,15 @@ pub struct Luid(u64);
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
-    /// The id of a 64-bit value whose drift code is not 0.
-    #[inline]
-    pub(crate) const fn from_value(v: u64) -> Luid {
-        Luid(v)
-    }
-
     #[inline]
     const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
         Luid(layout::pack_l(drift.code(), tick, seq as u64))
     }
 
-    /// Packs a clock state `tick << 14 | seq`.
-    #[inline]
-    pub(crate) const fn from_state(drift: Drift, state: u64) -> Luid {
-        Luid(layout::pack_l(
-            drift.code(),
-            state >> layout::SEQ_BITS,
-            state & SEQ_MAX,
-        ))
-    }
-
-    #[inline]
-    const fn tick(&self) -> u64 {
-        layout::tick_l(self.0)
-    }
-
     /// The id made of these parts: time in Unix nanoseconds (kept to the
     /// tick), sequence (0..=16383) and drift.
     pub const fn compose(time_ns: u64, seq: u16, drift: Drift) -> Result<Luid> {
-        match check_seq(seq) {
+        match layout::check(seq as u64, "seq", layout::SEQ_BITS) {
             Ok(_) => Ok(Luid::from_parts(drift, layout::tick(time_ns), seq)),
             Err(e) => Err(e),
         }
@@ -107,16 +86,6 @@ impl Luid {
         }
     }
 
-    /// The time in Unix nanoseconds, to the tick.
-    pub const fn time(&self) -> u64 {
-        self.tick() << layout::TICK_SHIFT
-    }
-
-    /// The sequence number, 0..=16383.
-    pub const fn seq(&self) -> u16 {
-        (self.0 & SEQ_MAX) as u16
-    }
-
     /// The approximate distance from `other` to `self` (Go's `Diff`), as
     /// [`Guid::diff`]: the wrapped sequence difference is ORed in unmasked.
     pub const fn diff(&self, other: &Luid) -> Luid {
@@ -130,19 +99,9 @@ impl Luid {
         Guid::from_l64(self, node)
     }
 
-    /// The 8 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 8] {
-        self.0.to_be_bytes()
-    }
-
     /// The id of 8 big-endian bytes; fails if the drift code is 0.
     pub const fn from_bytes(bytes: [u8; 8]) -> Result<Luid> {
         Luid::from_u64(u64::from_be_bytes(bytes))
-    }
-
-    /// The 64-bit value.
-    pub const fn to_u64(self) -> u64 {
-        self.0
     }
 
     /// The id of a 64-bit value; fails if its drift code is 0.
@@ -185,20 +144,9 @@ impl Luid {
     const fn from_array(bytes: [u8; 8]) -> Result<Luid> {
         Luid::from_bytes(bytes)
     }
-
-    /// The value widened to 128 bits, for the shared encoders.
-    const fn to_u128(self) -> u128 {
-        self.0 as u128
-    }
-
-    /// The id of a value at most 64 bits wide.
-    const fn from_u128(v: u128) -> Result<Luid> {
-        if v >> 64 != 0 {
-            return Err(Error(ErrorKind::Overflow { bits: 64 }));
-        }
-        Luid::from_u64(v as u64)
-    }
 }
+
+layout::local_parts!(Luid, drift: Drift);
 
 crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, go: "L", text: local, base62: 11 trimmed);
 

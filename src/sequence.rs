@@ -339,10 +339,148 @@ impl Settings {
     }
 }
 
+/// The methods both generations' clocks share, for a `Clock` that keeps
+/// its [`Sequence`] in a `seq` field: `$guid` and `$local` are its ids,
+/// `$node` the type of its node.
+macro_rules! clock_methods {
+    (guid: $guid:ty, local: $local:ty, node: $node:ty, drift: $drift:ty, debug: $debug:literal) => {
+        // One cache line: the state word and what every id reads.
+        #[cfg(not(loom))]
+        const _: () = assert!(size_of::<Clock>() == 64);
+
+        impl Clock {
+            /// A clock with a random node id, the default drift and the
+            /// wall clock.
+            pub fn new() -> Clock {
+                Clock::builder().build()
+            }
+
+            /// Configures a clock.
+            pub fn builder() -> Builder {
+                Builder::default()
+            }
+
+            /// The node id stamped on ids; global ids carry its low 32 bits
+            /// (in a forked child, the new one for a random node; a chosen
+            /// node is reported as it is, though the clock refuses to make
+            /// ids with it there).
+            pub fn node(&self) -> $node {
+                self.seq.node() as $node
+            }
+
+            /// The drift stamped on ids.
+            pub fn drift(&self) -> $drift {
+                self.seq.drift
+            }
+
+            /// Whether ids decrease (an inverse clock).
+            pub fn is_inverse(&self) -> bool {
+                self.seq.is_inverse()
+            }
+
+            /// A new global id (Go's `G`).
+            ///
+            /// Panics only as [the type says](#panics).
+            #[inline]
+            pub fn g(&self) -> $guid {
+                let (node, state) = self.seq.next();
+                <$guid>::from_state(self.seq.drift, node as u32, state)
+            }
+
+            /// A new local id (Go's `L`).
+            ///
+            /// Panics only as [the type says](#panics).
+            #[inline]
+            pub fn l(&self) -> $local {
+                let (_, state) = self.seq.next();
+                <$local>::from_state(self.seq.drift, state)
+            }
+
+            /// Fills `ids` with consecutive global ids from one read of the
+            /// time.
+            pub fn fill(&self, ids: &mut [$guid]) {
+                let drift = self.seq.drift;
+                self.seq.fill(ids, |node, state| {
+                    <$guid>::from_state(drift, node as u32, state)
+                });
+            }
+
+            /// Fills `ids` with consecutive local ids from one read of the
+            /// time.
+            pub fn fill_l(&self, ids: &mut [$local]) {
+                let drift = self.seq.drift;
+                self.seq
+                    .fill(ids, |_, state| <$local>::from_state(drift, state));
+            }
+
+            /// The global id of a local id made by this clock (Go's `FromL`).
+            pub fn from_l64(&self, local: $local) -> $guid {
+                <$guid>::from_l64(local, self.seq.current_node() as u32)
+            }
+
+            /// The state after the last id, to restore after a restart.
+            pub fn snapshot(&self) -> $crate::Snapshot {
+                self.seq.snapshot()
+            }
+
+            /// The rare events met so far (units of one tick, 2^17 ns).
+            pub fn health(&self) -> $crate::Health {
+                self.seq.health()
+            }
+        }
+
+        impl Default for Clock {
+            fn default() -> Self {
+                Clock::new()
+            }
+        }
+
+        impl ::std::fmt::Debug for Clock {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                self.seq.debug($debug, f)
+            }
+        }
+    };
+}
+
+pub(crate) use clock_methods;
+
+/// Go's functions `G(clock)` and `L(clock)`, at the root of a generation.
+macro_rules! go_functions {
+    ($clock:ty, $guid:ty, $local:ty) => {
+        /// A new global id from `clock` (Go's `G`).
+        #[inline]
+        pub fn g(clock: &$clock) -> $guid {
+            clock.g()
+        }
+
+        /// A new local id from `clock` (Go's `L`).
+        #[inline]
+        pub fn l(clock: &$clock) -> $local {
+            clock.l()
+        }
+    };
+}
+
+pub(crate) use go_functions;
+
 /// The builder methods both generations' clocks share, for a `Builder`
-/// that keeps [`Settings`] in a `settings` field.
+/// that keeps [`Settings`] in a `settings` field and its drift in `drift`.
 macro_rules! settings_methods {
-    () => {
+    (drift: $drift:ty) => {
+        /// Stamps this drift (default: its `DEFAULT`).
+        pub fn drift(mut self, drift: $drift) -> Builder {
+            self.drift = drift;
+            self
+        }
+
+        /// The clock.
+        pub fn build(self) -> Clock {
+            Clock {
+                seq: self.settings.build(self.drift),
+            }
+        }
+
         $crate::time::source_methods!(settings.source);
 
         /// Makes strictly decreasing ids from inverse time `u64::MAX - now`

@@ -1,50 +1,13 @@
 //! The clock's guarantees under many threads and a time source that steps
 //! back, stalls and jumps.
 
+mod common;
+
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::{HOUR, MS, SEC, T0, TICK, assert_strict, duplicates};
 use guid::{Clock, Drift, Guid, Luid, MockTime, Snapshot};
-
-const TICK: u64 = 1 << 17;
-const MS: u64 = 1_000_000;
-const SEC: u64 = 1_000_000_000;
-const HOUR: u64 = 3600 * SEC;
-/// 2024-06-01T00:00:00Z, a time well inside the id's range.
-const T0: u64 = 1_717_200_000 * SEC;
-
-/// A small deterministic generator, so failures replay.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// Asserts every id is strictly after (or, inverse, before) the previous.
-fn assert_strict<T: Ord + std::fmt::Debug>(ids: &[T], inverse: bool) {
-    for (i, w) in ids.windows(2).enumerate() {
-        let ok = if inverse { w[1] < w[0] } else { w[1] > w[0] };
-        assert!(
-            ok,
-            "ids {i} and {} out of order: {:?} then {:?}",
-            i + 1,
-            w[0],
-            w[1]
-        );
-    }
-}
-
-fn duplicates(ids: impl IntoIterator<Item = u128>) -> usize {
-    let mut seen = HashSet::new();
-    ids.into_iter().filter(|id| !seen.insert(*id)).count()
-}
 
 fn mock_clock(time: &MockTime, inverse: bool) -> Clock {
     let b = Clock::builder().node(0x0a0b_0c0d).time(time.clone());
@@ -75,26 +38,7 @@ fn many_threads_with_a_source_that_steps_back_and_jumps() {
     for inverse in [false, true] {
         let time = MockTime::new(T0);
         let clock = mock_clock(&time, inverse);
-        let done = AtomicBool::new(false);
-        let per_thread: Vec<Vec<Luid>> = std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut rng = SplitMix(7);
-                while !done.load(Ordering::Relaxed) {
-                    match rng.next() % 4 {
-                        0 => time.step_back(rng.next() % SEC),
-                        1 => time.advance(rng.next() % SEC),
-                        _ => time.advance(TICK),
-                    }
-                    std::thread::yield_now();
-                }
-            });
-            let handles: Vec<_> = (0..4)
-                .map(|_| s.spawn(|| (0..100_000).map(|_| clock.l()).collect::<Vec<_>>()))
-                .collect();
-            let ids = handles.into_iter().map(|h| h.join().unwrap()).collect();
-            done.store(true, Ordering::Relaxed);
-            ids
-        });
+        let per_thread = common::with_a_wild_source(&time, || clock.l());
         for ids in &per_thread {
             assert_strict(ids, inverse);
         }
@@ -111,20 +55,7 @@ fn steps_back_at_random_points_never_repeat() {
         for step in [TICK, MS, SEC, HOUR] {
             let time = MockTime::new(T0);
             let clock = mock_clock(&time, inverse);
-            let mut rng = SplitMix(step);
-            let mut ids = Vec::with_capacity(200_000);
-            let mut steps = 0;
-            for _ in 0..200_000 {
-                match rng.next() % 1000 {
-                    0 => {
-                        time.step_back(step);
-                        steps += 1;
-                    }
-                    1..=100 => time.advance(rng.next() % (2 * TICK)),
-                    _ => {}
-                }
-                ids.push(clock.g());
-            }
+            let (ids, steps) = common::with_steps_back(&time, step, 200_000, || clock.g());
             assert!(steps > 100, "the scenario stepped back only {steps} times");
             assert_strict(&ids, inverse);
             assert_eq!(duplicates(ids.iter().map(|g| g.to_u128())), 0);

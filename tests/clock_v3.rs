@@ -3,47 +3,22 @@
 //! time source that steps back, stalls and jumps, batches, restarts and
 //! the end of the range.
 
+mod common;
+
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
+use common::{HOUR, SEC, T0, TICK, duplicates};
 use guid::v3::{self, Clock, Drift, Guid, Luid, Xuid};
 use guid::{ErrorKind, MockTime, Snapshot};
 
-const TICK: u64 = 1 << 17;
-const SEC: u64 = 1_000_000_000;
-const HOUR: u64 = 3600 * SEC;
-/// 2024-06-01T00:00:00Z, a time well inside the id's range.
-const T0: u64 = 1_717_200_000 * SEC;
 /// A node past 32 bits, so 128-bit ids carry more than global ones.
 const NODE: u64 = 0x2ab_cdef_0123_4567;
 
-/// A small deterministic generator, so failures replay.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// Every id strictly after (or, inverse, before) the previous; none alike.
 fn assert_strict<T: Ord + Copy + std::hash::Hash + std::fmt::Debug>(ids: &[T], inverse: bool) {
-    for (i, w) in ids.windows(2).enumerate() {
-        let ok = if inverse { w[1] < w[0] } else { w[1] > w[0] };
-        assert!(
-            ok,
-            "ids {i} and {} out of order: {:?} then {:?}",
-            i + 1,
-            w[0],
-            w[1]
-        );
-    }
-    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+    common::assert_strict(ids, inverse);
+    assert_eq!(duplicates(ids.iter().copied()), 0);
 }
 
 fn mock_clock(time: &MockTime, inverse: bool) -> Clock {
@@ -86,31 +61,11 @@ fn many_threads_with_a_source_that_steps_back_and_jumps() {
     for inverse in [false, true] {
         let time = MockTime::new(T0);
         let clock = mock_clock(&time, inverse);
-        let done = AtomicBool::new(false);
-        let per_thread: Vec<Vec<Xuid>> = std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut rng = SplitMix(7);
-                while !done.load(Ordering::Relaxed) {
-                    match rng.next() % 4 {
-                        0 => time.step_back(rng.next() % SEC),
-                        1 => time.advance(rng.next() % SEC),
-                        _ => time.advance(TICK),
-                    }
-                    std::thread::yield_now();
-                }
-            });
-            let handles: Vec<_> = (0..4)
-                .map(|_| s.spawn(|| (0..100_000).map(|_| clock.x()).collect::<Vec<_>>()))
-                .collect();
-            let ids = handles.into_iter().map(|h| h.join().unwrap()).collect();
-            done.store(true, Ordering::Relaxed);
-            ids
-        });
+        let per_thread = common::with_a_wild_source(&time, || clock.x());
         for ids in &per_thread {
             assert_strict(ids, inverse);
         }
-        let all: HashSet<Xuid> = per_thread.iter().flatten().copied().collect();
-        assert_eq!(all.len(), 400_000, "inverse: {inverse}");
+        assert_eq!(duplicates(per_thread.iter().flatten().copied()), 0);
     }
 }
 
@@ -122,16 +77,7 @@ fn steps_back_at_random_points_never_repeat() {
         for step in [TICK, SEC, HOUR] {
             let time = MockTime::new(T0);
             let clock = mock_clock(&time, inverse);
-            let mut rng = SplitMix(step);
-            let mut ids = Vec::with_capacity(100_000);
-            for _ in 0..100_000 {
-                match rng.next() % 1000 {
-                    0 => time.step_back(step),
-                    1..=100 => time.advance(rng.next() % (2 * TICK)),
-                    _ => {}
-                }
-                ids.push(clock.g());
-            }
+            let (ids, _) = common::with_steps_back(&time, step, 100_000, || clock.g());
             assert_strict(&ids, inverse);
         }
     }

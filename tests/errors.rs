@@ -1,13 +1,12 @@
 //! Bad input: a typed error with a clear message, never a panic.
 
+mod common;
+
+use common::kind;
 use guid::{Drift, ErrorKind, Guid, Luid};
 
 const G: &str = "NkHHyvq1H59MZmlU";
 const L: &str = "52.381E986821B4E";
-
-fn kind<T: std::fmt::Debug>(r: Result<T, guid::Error>) -> ErrorKind {
-    r.unwrap_err().kind()
-}
 
 #[test]
 fn wrong_lengths_are_named() {

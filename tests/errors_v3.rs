@@ -2,14 +2,13 @@
 //! forms (`Debug`, `Display`, hex), serde's two forms and the `uuid`
 //! conversions.
 
+mod common;
+
+use common::kind;
 use guid::ErrorKind;
 use guid::v3::{Drift, Guid, Luid, Xuid};
 
 const X: &str = "030d98d5-9b81-8400-8000-00000000098e";
-
-fn kind<T: std::fmt::Debug>(r: Result<T, guid::Error>) -> ErrorKind {
-    r.unwrap_err().kind()
-}
 
 #[test]
 fn uuid_strings_must_be_canonical_v8() {

@@ -1,7 +1,9 @@
 //! Properties over random ids: every encoding round-trips, string order is
 //! id order, and composing agrees with the accessors.
 
-use data_encoding::{Encoding, Specification};
+mod common;
+
+use common::sortable;
 use guid::{Drift, Guid, Luid};
 use proptest::prelude::*;
 
@@ -18,15 +20,6 @@ fn any_luid() -> impl Strategy<Value = Luid> {
 fn any_raw_guid() -> impl Strategy<Value = Guid> {
     (1u128..8, any::<u128>())
         .prop_map(|(k, v)| Guid::from_u128(k << 93 | v & ((1 << 93) - 1)).unwrap())
-}
-
-/// An independent encoder of the sortable alphabet: base64 over the same
-/// symbols, most significant bits first.
-fn sortable(bits: usize) -> Encoding {
-    let mut spec = Specification::new();
-    let symbols = ".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
-    spec.symbols.push_str(&symbols[..1 << bits]);
-    spec.encoding().unwrap()
 }
 
 proptest! {

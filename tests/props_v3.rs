@@ -2,7 +2,9 @@
 //! string order is id order, base62 has a fixed width, the casts agree
 //! with the accessors, and decoders succeed only on canonical input.
 
-use data_encoding::{Encoding, Specification};
+mod common;
+
+use common::sortable;
 use guid::v3::{Drift, Guid, Luid, Xuid, node};
 use proptest::prelude::*;
 
@@ -25,14 +27,6 @@ fn any_xuid() -> impl Strategy<Value = Xuid> {
         let v = v & !(0xf << 76 | 0b11 << 62) | 0x8 << 76 | 0b10 << 62;
         Xuid::from_u128(v).unwrap()
     })
-}
-
-/// The sortable alphabet as an independent base64 encoder.
-fn sortable(bits: usize) -> Encoding {
-    let mut spec = Specification::new();
-    let symbols = ".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
-    spec.symbols.push_str(&symbols[..1 << bits]);
-    spec.encoding().unwrap()
 }
 
 proptest! {

@@ -1,9 +1,12 @@
 //! Every case of the vectors made by running the Go library (fogfish/guid
 //! v2) gives the same bits here.
 
+mod common;
+
 use std::sync::LazyLock;
 use std::time::{Duration, UNIX_EPOCH};
 
+use common::{bytes_hex, hex};
 use guid::{Drift, Guid, Luid};
 use serde_json::Value;
 
@@ -14,20 +17,6 @@ static VECTORS: LazyLock<Value> = LazyLock::new(|| {
 
 fn section(name: &str) -> &'static [Value] {
     VECTORS[name].as_array().expect(name)
-}
-
-/// `"0x1a"` → 26.
-fn hex(v: &Value) -> u64 {
-    let s = v.as_str().expect("hex string");
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("hex")
-}
-
-fn bytes_hex(v: &Value) -> Vec<u8> {
-    let s = v.as_str().expect("hex bytes");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex byte"))
-        .collect()
 }
 
 /// The Go `{hi, lo}` pair as one 96-bit value.

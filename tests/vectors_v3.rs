@@ -4,10 +4,13 @@
 //! environment, the clock's scenarios, and every malformed input, each
 //! with the typed error this crate gives where Go reads on.
 
+mod common;
+
 use std::process::Command;
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::{bytes_hex, hex};
 use guid::v3::{self, Clock, Drift, Guid, Luid, Xuid};
 use guid::{ErrorKind, MockTime, Snapshot};
 use serde_json::Value;
@@ -19,20 +22,6 @@ static VECTORS: LazyLock<Value> = LazyLock::new(|| {
 
 fn section(name: &str) -> &'static [Value] {
     VECTORS[name].as_array().expect(name)
-}
-
-/// `"0x1a"` → 26.
-fn hex(v: &Value) -> u64 {
-    let s = v.as_str().expect("hex string");
-    u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("hex")
-}
-
-fn bytes_hex(v: &Value) -> Vec<u8> {
-    let s = v.as_str().expect("hex bytes");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex byte"))
-        .collect()
 }
 
 fn str_of(v: &Value) -> &str {

@@ -1,12 +1,11 @@
 //! The v3 clock: the shared state machine stamping v3 ids.
 
-use std::fmt;
 use std::time::SystemTime;
 
 use super::{Drift, Guid, Luid, Xuid, node};
-use crate::error::{Error, ErrorKind, Result};
-use crate::health::Health;
-use crate::sequence::{Generation, Sequence, Settings, Snapshot};
+use crate::error::Result;
+use crate::layout;
+use crate::sequence::{Generation, Sequence, Settings};
 
 /// The v3 generation of the shared state machine: 58-bit nodes, and the
 /// first id of a tick has sequence 1, as in Go v3.
@@ -38,7 +37,7 @@ impl Generation for V3 {
 ///   as in Go), so its ids equal Go's for the same time readings;
 /// - the node has 58 bits: global ids carry its low 32, 128-bit ids all.
 ///
-/// Its state is Go v3's checkpoint value `V`: a [`Snapshot`] restores a
+/// Its state is Go v3's checkpoint value `V`: a [`Snapshot`](super::Snapshot) restores a
 /// clock after a Go process's checkpoint and the other way round. Go's
 /// `WithCheckpoint` channel is [`Clock::snapshot`], read when the caller
 /// likes; Go's `WithSeed(v)` is [`Builder::restore`]. Go's `Mock` clock,
@@ -64,71 +63,14 @@ pub struct Clock {
     seq: Sequence<V3>,
 }
 
-#[cfg(not(loom))]
-const _: () = assert!(size_of::<Clock>() == 64);
+crate::sequence::clock_methods!(guid: Guid, local: Luid, node: u64, drift: Drift, debug: "v3::Clock");
 
 impl Clock {
-    /// A clock with a random 58-bit node, the default drift and the wall
-    /// clock.
-    pub fn new() -> Clock {
-        Clock::builder().build()
-    }
-
-    /// Configures a clock.
-    pub fn builder() -> Builder {
-        Builder::default()
-    }
-
-    /// The 58-bit node id (Go's `Chronos.Node`); global ids carry its low
-    /// 32 bits.
-    pub fn node(&self) -> u64 {
-        self.seq.node()
-    }
-
-    /// The drift stamped on ids.
-    pub fn drift(&self) -> Drift {
-        self.seq.drift
-    }
-
-    /// Whether ids decrease (an inverse clock, Go's `Unclock`).
-    pub fn is_inverse(&self) -> bool {
-        self.seq.is_inverse()
-    }
-
-    /// A new global id (Go v3's `G`).
-    #[inline]
-    pub fn g(&self) -> Guid {
-        let (node, state) = self.seq.next();
-        Guid::from_state(self.seq.drift, node as u32, state)
-    }
-
-    /// A new local id (Go v3's `L`).
-    #[inline]
-    pub fn l(&self) -> Luid {
-        let (_, state) = self.seq.next();
-        Luid::from_state(self.seq.drift, state)
-    }
-
-    /// A new 128-bit id (Go v3's `X`).
+    /// A new 128-bit id (Go v3's `X`), with all 58 bits of the node.
     #[inline]
     pub fn x(&self) -> Xuid {
         let (node, state) = self.seq.next();
         Xuid::from_state(self.seq.drift, node, state)
-    }
-
-    /// Fills `ids` with consecutive global ids from one read of the time.
-    pub fn fill(&self, ids: &mut [Guid]) {
-        let drift = self.seq.drift;
-        self.seq.fill(ids, |node, state| {
-            Guid::from_state(drift, node as u32, state)
-        });
-    }
-
-    /// Fills `ids` with consecutive local ids from one read of the time.
-    pub fn fill_l(&self, ids: &mut [Luid]) {
-        let drift = self.seq.drift;
-        self.seq
-            .fill(ids, |_, state| Luid::from_state(drift, state));
     }
 
     /// Fills `ids` with consecutive 128-bit ids from one read of the time.
@@ -138,42 +80,14 @@ impl Clock {
             .fill(ids, |node, state| Xuid::from_state(drift, node, state));
     }
 
-    /// The global id of a local id made by this clock (Go's `G.FromL`).
-    pub fn from_l64(&self, local: Luid) -> Guid {
-        Guid::from_l64(local, self.seq.current_node() as u32)
-    }
-
     /// The 128-bit id of a local id made by this clock (Go's `X.FromL`).
     pub fn x_from_l64(&self, local: Luid) -> Xuid {
         Xuid::stamp(local.to_u64(), self.seq.current_node())
     }
 
-    /// The state after the last id, to restore after a restart (Go's
-    /// checkpoint value).
-    pub fn snapshot(&self) -> Snapshot {
-        self.seq.snapshot()
-    }
-
-    /// The rare events met so far (units of one tick, 2^17 ns).
-    pub fn health(&self) -> Health {
-        self.seq.health()
-    }
-
     /// The tick of `t` in the clock's direction.
     pub(crate) fn tick_at(&self, t: SystemTime) -> u64 {
         self.seq.tick_at(t)
-    }
-}
-
-impl Default for Clock {
-    fn default() -> Self {
-        Clock::new()
-    }
-}
-
-impl fmt::Debug for Clock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.seq.debug("v3::Clock", f)
     }
 }
 
@@ -188,14 +102,7 @@ impl Builder {
     /// Stamps this 58-bit node id (default: random, see [`node::random`]);
     /// fails if it is wider (Go's `WithNodeID` drops the extra bits).
     pub fn node(mut self, node: u64) -> Result<Builder> {
-        if node > node::MAX {
-            return Err(Error(ErrorKind::Part {
-                name: "node",
-                value: node,
-                max: node::MAX,
-            }));
-        }
-        self.settings.node = Some(node);
+        self.settings.node = Some(layout::check(node, "node", node::BITS)?);
         Ok(self)
     }
 
@@ -209,18 +116,5 @@ impl Builder {
         self
     }
 
-    /// Stamps this drift (default [`Drift::DEFAULT`], code 4).
-    pub fn drift(mut self, drift: Drift) -> Builder {
-        self.drift = drift;
-        self
-    }
-
-    crate::sequence::settings_methods!();
-
-    /// The clock.
-    pub fn build(self) -> Clock {
-        Clock {
-            seq: self.settings.build(self.drift),
-        }
-    }
+    crate::sequence::settings_methods!(drift: Drift);
 }

@@ -95,16 +95,6 @@ impl Drift {
         Drift(7)
     }
 
-    /// [`Drift::from_duration`] of a signed skew in nanoseconds (Go's
-    /// `time.Duration`); zero and negative skews give code 0.
-    pub const fn from_nanos(budget: i64) -> Drift {
-        if budget <= 0 {
-            Drift::MIN
-        } else {
-            Drift::from_duration(Duration::from_nanos(budget as u64))
-        }
-    }
-
     /// The v3 drift that keeps a v2 drift's window or the next wider one
     /// (what Go's `FromV2` re-encodes with): v2 codes 1 → 3, 2 and 3 → 4,
     /// 4 and 5 → 5, 6 and 7 → 6.
@@ -119,7 +109,12 @@ impl Drift {
 
     /// Number of low tick bits kept below the node id (Go's `Bits`).
     pub const fn bits(self) -> u32 {
-        LADDER[self.0 as usize]
+        Drift::window_of(self.0)
+    }
+
+    /// Number of low tick bits code `code` keeps below the node id.
+    pub(crate) const fn window_of(code: u8) -> u32 {
+        LADDER[(code & 7) as usize]
     }
 
     /// The k-order window, `2^(17 + bits)` ns (Go's `Window`): ids of
@@ -129,30 +124,7 @@ impl Drift {
     }
 }
 
-impl Default for Drift {
-    fn default() -> Self {
-        Drift::DEFAULT
-    }
-}
-
-impl From<Duration> for Drift {
-    fn from(budget: Duration) -> Self {
-        Drift::from_duration(budget)
-    }
-}
-
-impl TryFrom<u8> for Drift {
-    type Error = Error;
-    fn try_from(code: u8) -> Result<Drift> {
-        Drift::new(code)
-    }
-}
-
-impl From<Drift> for u8 {
-    fn from(drift: Drift) -> u8 {
-        drift.0
-    }
-}
+crate::drift::drift_traits!(Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

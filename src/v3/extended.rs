@@ -5,8 +5,7 @@ use std::time::SystemTime;
 
 use super::{Clock, Drift, Guid, Luid, node};
 use crate::error::{Error, ErrorKind, Result};
-use crate::guid::check_seq;
-use crate::layout::{self, NODE_BITS_X, SEQ_BITS, SEQ_MAX};
+use crate::layout::{self, NODE_BITS_X};
 
 /// A v3 128-bit id (Go v3's `X`): an RFC 9562 UUIDv8 whose 122 bits of
 /// payload are a global id with a 58-bit node.
@@ -37,55 +36,6 @@ pub struct Xuid([u8; 16]);
 const _: () = assert!(size_of::<Xuid>() == 16);
 
 impl Xuid {
-    /// The id of a local id's value stamped with `node`'s low 58 bits.
-    #[inline]
-    pub(crate) const fn stamp(local: u64, node: u64) -> Xuid {
-        let window = Drift::of_code(layout::code_l(local)).bits();
-        let payload = layout::insert_node(local, window, node, NODE_BITS_X);
-        Xuid(layout::splice_uuid(payload).to_be_bytes())
-    }
-
-    /// The local id's value and the node.
-    #[inline]
-    const fn parts(&self) -> (u64, u64) {
-        let payload = layout::unsplice_uuid(self.to_u128());
-        layout::remove_node(payload, self.drift().bits(), NODE_BITS_X)
-    }
-
-    /// Packs a clock state `tick << 14 | seq`.
-    #[inline]
-    pub(crate) const fn from_state(drift: Drift, node: u64, state: u64) -> Xuid {
-        Xuid::stamp(
-            layout::pack_l(drift.code(), state >> SEQ_BITS, state & SEQ_MAX),
-            node,
-        )
-    }
-
-    /// The id made of these parts: a 58-bit node, time in Unix nanoseconds
-    /// (kept to the tick), sequence (0..=16383) and drift. Fails if the
-    /// node or the sequence is too wide.
-    ///
-    /// ```
-    /// use guid::v3::{Drift, Xuid};
-    /// let x = Xuid::compose(0x84ea1453051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
-    /// assert_eq!((x.node(), x.seq()), (0x84ea1453051caf, 7));
-    /// assert!(Xuid::compose(1 << 58, 0, 0, Drift::DEFAULT).is_err());
-    /// # Ok::<(), guid::Error>(())
-    /// ```
-    pub const fn compose(node: u64, time_ns: u64, seq: u16, drift: Drift) -> Result<Xuid> {
-        let seq = match check_seq(seq) {
-            Ok(seq) => seq,
-            Err(e) => return Err(e),
-        };
-        match check_node(node) {
-            Ok(node) => Ok(Xuid::stamp(
-                layout::pack_l(drift.code(), layout::tick(time_ns), seq),
-                node,
-            )),
-            Err(e) => Err(e),
-        }
-    }
-
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `X.FromTime`).
     pub fn from_time(clock: &Clock, t: SystemTime) -> Xuid {
@@ -104,38 +54,16 @@ impl Xuid {
         Drift::of_code(self.0[0] >> 5)
     }
 
-    /// The time in Unix nanoseconds (or an inverse clock's `u64::MAX -
-    /// ns`), to the tick: the low 17 bits are 0.
-    pub const fn time(&self) -> u64 {
-        layout::tick_l(self.parts().0) << layout::TICK_SHIFT
-    }
-
-    /// The 58-bit node id.
-    pub const fn node(&self) -> u64 {
-        self.parts().1
-    }
-
-    /// The sequence number, 0..=16383.
-    pub const fn seq(&self) -> u16 {
-        (self.to_u128() as u64 & SEQ_MAX) as u16
-    }
-
     /// The distance from `other` to `self` (Go's `Diff`), as
     /// [`Guid::diff`], with `self`'s 58-bit node.
     pub const fn diff(&self, other: &Xuid) -> Xuid {
         Xuid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
     }
 
-    /// The local id: drift, time and sequence without the node (Go's
-    /// `L.FromX`).
-    pub const fn to_l64(self) -> Luid {
-        Luid::from_u64(self.parts().0)
-    }
-
     /// The 128-bit id of a local id made on `node` (Go's `X.FromL`); fails
     /// if `node` is wider than 58 bits.
     pub const fn from_l64(local: Luid, node: u64) -> Result<Xuid> {
-        match check_node(node) {
+        match layout::check(node, "node", node::BITS) {
             Ok(node) => Ok(Xuid::stamp(local.to_u64(), node)),
             Err(e) => Err(e),
         }
@@ -148,23 +76,13 @@ impl Xuid {
         let drift = self.drift();
         drift.cmp(&other.drift()).then_with(|| {
             layout::cmp_ring(
-                layout::unsplice_uuid(self.to_u128()),
-                layout::unsplice_uuid(other.to_u128()),
+                self.payload(),
+                other.payload(),
                 drift.bits(),
                 NODE_BITS_X,
                 reference & node::MAX,
             )
         })
-    }
-
-    /// The 16 big-endian bytes (Go's `Bytes`), the UUID's bytes.
-    pub const fn to_bytes(self) -> [u8; 16] {
-        self.0
-    }
-
-    /// The 16 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 16] {
-        &self.0
     }
 
     /// The id of 16 big-endian bytes; fails unless they are a UUID of
@@ -193,19 +111,6 @@ impl Xuid {
     }
 }
 
-/// The node, or the error for one past 58 bits.
-const fn check_node(node: u64) -> Result<u64> {
-    if node > node::MAX {
-        Err(Error(ErrorKind::Part {
-            name: "node",
-            value: node,
-            max: node::MAX,
-        }))
-    } else {
-        Ok(node)
-    }
-}
-
 impl From<Guid> for Xuid {
     /// The 128-bit id of a global id: the same parts, the node widened
     /// (Go's `X.FromG`).
@@ -220,17 +125,12 @@ impl TryFrom<Xuid> for Guid {
     /// The global id of a 128-bit id (Go's `G.FromX`); fails if the node
     /// does not fit 32 bits.
     fn try_from(x: Xuid) -> Result<Guid> {
-        let node = x.node();
-        if node > u32::MAX as u64 {
-            return Err(Error(ErrorKind::Part {
-                name: "node",
-                value: node,
-                max: u32::MAX as u64,
-            }));
-        }
+        let node = layout::check(x.node(), "node", 32)?;
         Ok(Guid::from_l64(x.to_l64(), node as u32))
     }
 }
+
+layout::stamped!(Xuid, bytes: 16, local: Luid, drift: Drift, node: u64, node_bits: 58, path: "guid::v3");
 
 crate::encoding::id_codec!(Xuid, bytes: 16, bits: 128, go: "X", text: uuid, base62: 22 fixed);
 

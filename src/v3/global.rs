@@ -5,8 +5,7 @@ use std::time::SystemTime;
 
 use super::{Clock, Drift, Luid};
 use crate::error::{Error, ErrorKind, Result};
-use crate::guid::check_seq;
-use crate::layout::{self, NODE_BITS_G, SEQ_BITS, SEQ_MAX};
+use crate::layout::{self, NODE_BITS_G};
 
 /// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
 /// unique across nodes.
@@ -38,53 +37,6 @@ pub struct Guid([u8; 12]);
 const _: () = assert!(size_of::<Guid>() == 12);
 
 impl Guid {
-    /// The global id of a local id's value stamped with `node`.
-    #[inline]
-    pub(crate) const fn stamp(local: u64, node: u32) -> Guid {
-        let window = Drift::of_code(layout::code_l(local)).bits();
-        Guid(layout::bytes96(layout::insert_node(
-            local,
-            window,
-            node as u64,
-            NODE_BITS_G,
-        )))
-    }
-
-    /// The local id's value and the node.
-    #[inline]
-    const fn parts(&self) -> (u64, u64) {
-        layout::remove_node(self.to_u128(), self.drift().bits(), NODE_BITS_G)
-    }
-
-    /// Packs a clock state `tick << 14 | seq`.
-    #[inline]
-    pub(crate) const fn from_state(drift: Drift, node: u32, state: u64) -> Guid {
-        Guid::stamp(
-            layout::pack_l(drift.code(), state >> SEQ_BITS, state & SEQ_MAX),
-            node,
-        )
-    }
-
-    /// The id made of these parts: node, time in Unix nanoseconds (kept to
-    /// the tick of 2^17 ns), sequence (0..=16383) and drift.
-    ///
-    /// ```
-    /// use guid::v3::{Drift, Guid};
-    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
-    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
-    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
-    /// # Ok::<(), guid::Error>(())
-    /// ```
-    pub const fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
-        match check_seq(seq) {
-            Ok(seq) => Ok(Guid::stamp(
-                layout::pack_l(drift.code(), layout::tick(time_ns), seq),
-                node,
-            )),
-            Err(e) => Err(e),
-        }
-    }
-
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `G.FromTime`).
     pub fn from_time(clock: &Clock, t: SystemTime) -> Guid {
@@ -102,33 +54,11 @@ impl Guid {
         Drift::of_code(self.0[0] >> 5)
     }
 
-    /// The time in Unix nanoseconds (or an inverse clock's `u64::MAX -
-    /// ns`), to the tick: the low 17 bits are 0.
-    pub const fn time(&self) -> u64 {
-        layout::tick_l(self.parts().0) << layout::TICK_SHIFT
-    }
-
-    /// The node id.
-    pub const fn node(&self) -> u32 {
-        self.parts().1 as u32
-    }
-
-    /// The sequence number, 0..=16383.
-    pub const fn seq(&self) -> u16 {
-        (self.to_u128() as u64 & SEQ_MAX) as u16
-    }
-
     /// The distance from `other` to `self` (Go's `Diff`): times and
     /// sequences subtracted with wrap-around (the sequence within its 14
     /// bits, unlike v2), packed with `self`'s node and drift.
     pub const fn diff(&self, other: &Guid) -> Guid {
         Guid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
-    }
-
-    /// The local id: drift, time and sequence without the node (Go's
-    /// `L.FromG`).
-    pub const fn to_l64(self) -> Luid {
-        Luid::from_u64(self.parts().0)
     }
 
     /// The global id of a local id made on `node` (Go's `G.FromL`).
@@ -198,16 +128,6 @@ impl Guid {
         crate::Guid::from_base62(s).map(Guid::from_v2)
     }
 
-    /// The 12 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 12] {
-        self.0
-    }
-
-    /// The 12 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 12] {
-        &self.0
-    }
-
     /// The id of 12 big-endian bytes: every value is a v3 id.
     pub const fn from_bytes(bytes: [u8; 12]) -> Guid {
         Guid(bytes)
@@ -220,7 +140,7 @@ impl Guid {
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        layout::from_bytes96(&self.0)
+        self.payload()
     }
 
     /// The id of a 96-bit value; fails if it is wider.
@@ -231,6 +151,8 @@ impl Guid {
         Ok(Guid(layout::bytes96(v)))
     }
 }
+
+layout::stamped!(Guid, bytes: 12, local: Luid, drift: Drift, node: u32, node_bits: 32, path: "guid::v3");
 
 crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 fixed);
 

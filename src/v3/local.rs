@@ -3,9 +3,8 @@
 use std::time::SystemTime;
 
 use super::{Clock, Drift, Guid, Xuid};
-use crate::error::{Error, ErrorKind, Result};
-use crate::guid::check_seq;
-use crate::layout::{self, SEQ_BITS, SEQ_MAX};
+use crate::error::Result;
+use crate::layout::{self, SEQ_MAX};
 
 /// A v3 64-bit local id (Go v3's `L`): drift, time and sequence, unique
 /// within one clock.
@@ -31,20 +30,10 @@ pub struct Luid(u64);
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
-    /// Packs a clock state `tick << 14 | seq`.
-    #[inline]
-    pub(crate) const fn from_state(drift: Drift, state: u64) -> Luid {
-        Luid(layout::pack_l(
-            drift.code(),
-            state >> SEQ_BITS,
-            state & SEQ_MAX,
-        ))
-    }
-
     /// The id made of these parts: time in Unix nanoseconds (kept to the
     /// tick), sequence (0..=16383) and drift.
     pub const fn compose(time_ns: u64, seq: u16, drift: Drift) -> Result<Luid> {
-        match check_seq(seq) {
+        match layout::check(seq as u64, "seq", layout::SEQ_BITS) {
             Ok(seq) => Ok(Luid(layout::pack_l(
                 drift.code(),
                 layout::tick(time_ns),
@@ -69,17 +58,6 @@ impl Luid {
     /// The drift.
     pub const fn drift(&self) -> Drift {
         Drift::of_code(layout::code_l(self.0))
-    }
-
-    /// The time in Unix nanoseconds (or an inverse clock's `u64::MAX -
-    /// ns`), to the tick.
-    pub const fn time(&self) -> u64 {
-        layout::tick_l(self.0) << layout::TICK_SHIFT
-    }
-
-    /// The sequence number, 0..=16383.
-    pub const fn seq(&self) -> u16 {
-        (self.0 & SEQ_MAX) as u16
     }
 
     /// The distance from `other` to `self` (Go's `Diff`), as
@@ -117,11 +95,6 @@ impl Luid {
         ))
     }
 
-    /// The 8 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 8] {
-        self.0.to_be_bytes()
-    }
-
     /// The id of 8 big-endian bytes: every value is a v3 local id.
     pub const fn from_bytes(bytes: [u8; 8]) -> Luid {
         Luid(u64::from_be_bytes(bytes))
@@ -130,11 +103,6 @@ impl Luid {
     /// The id of 8 bytes (for the shared codecs).
     const fn from_array(bytes: [u8; 8]) -> Result<Luid> {
         Ok(Luid::from_bytes(bytes))
-    }
-
-    /// The 64-bit value (Go's `uint64` of an `L`).
-    pub const fn to_u64(self) -> u64 {
-        self.0
     }
 
     /// The id of a 64-bit value.
@@ -154,20 +122,9 @@ impl Luid {
     pub const fn from_i64(v: i64) -> Luid {
         Luid(v as u64 ^ 1 << 63)
     }
-
-    /// The value widened to 128 bits, for the shared encoders.
-    const fn to_u128(self) -> u128 {
-        self.0 as u128
-    }
-
-    /// The id of a value at most 64 bits wide.
-    const fn from_u128(v: u128) -> Result<Luid> {
-        if v >> 64 != 0 {
-            return Err(Error(ErrorKind::Overflow { bits: 64 }));
-        }
-        Ok(Luid(v as u64))
-    }
 }
+
+layout::local_parts!(Luid, drift: Drift);
 
 crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, go: "L", text: local, base62: 11 fixed);
 

@@ -96,17 +96,7 @@ pub use crate::sequence::Snapshot;
 /// else 58 random bits. Forks are handled as by [`crate::CLOCK`].
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
-/// A new global id from `clock` (Go v3's `G`).
-#[inline]
-pub fn g(clock: &Clock) -> Guid {
-    clock.g()
-}
-
-/// A new local id from `clock` (Go v3's `L`).
-#[inline]
-pub fn l(clock: &Clock) -> Luid {
-    clock.l()
-}
+crate::sequence::go_functions!(Clock, Guid, Luid);
 
 /// A new 128-bit id from `clock` (Go v3's `X`).
 #[inline]
