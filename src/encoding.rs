@@ -452,10 +452,13 @@ pub(crate) fn decode_base62(s: &[u8], bits: u32, len: usize, fixed: bool) -> Res
         }
     }
     // Ten digits fit a u64 (62^10 < 2^64): the last ten and the ten before
-    // them in independent chains, and the two digits before those that a
-    // 128-bit value needs; joined by widening multiplies.
+    // them in independent chains, joined by one widening multiply; a
+    // 128-bit value's two digits before those in a third.
     let (rest, tail) = s.split_at(s.len().saturating_sub(10));
-    let (head, mid) = rest.split_at(rest.len().saturating_sub(10));
+    let (head, mid) = match len {
+        ..=20 => (&[][..], rest),
+        _ => rest.split_at(rest.len().saturating_sub(10)),
+    };
     let mut seen = 0u8;
     let mut chunk = |digits: &[u8]| {
         digits.iter().fold(0u64, |v, &c| {
@@ -476,12 +479,16 @@ pub(crate) fn decode_base62(s: &[u8], bits: u32, len: usize, fixed: bool) -> Res
             index,
         }));
     }
-    // At most 12 digits above the tail: below 62^12 < 2^72.
-    let high = head as u128 * P10 as u128 + mid as u128;
-    match high
-        .checked_mul(P10 as u128)
-        .and_then(|v| v.checked_add(tail as u128))
-    {
+    let value = if len <= 20 {
+        // No head: below 62^20 < 2^120, no overflow.
+        Some(mid as u128 * P10 as u128 + tail as u128)
+    } else {
+        // At most 12 digits above the tail: below 62^12 < 2^72.
+        (head as u128 * P10 as u128 + mid as u128)
+            .checked_mul(P10 as u128)
+            .and_then(|v| v.checked_add(tail as u128))
+    };
+    match value {
         Some(v) if v.checked_shr(bits).unwrap_or(0) == 0 => Ok(v),
         _ => Err(Error(ErrorKind::Overflow { bits })),
     }
