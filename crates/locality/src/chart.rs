@@ -68,7 +68,7 @@ fn draw(
         .configure_mesh()
         .x_desc(format!("rows inserted ({suffix})"))
         .y_desc("insert rate (thousand rows/s)")
-        .x_label_formatter(&|x| format!("{x}"))
+        .x_label_formatter(&|x| axis_label(*x))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 16))
@@ -89,4 +89,24 @@ fn draw(
     }
     root.present()?;
     Ok(())
+}
+
+/// A tick label without float noise: 0.6, not 0.6000000000000001.
+fn axis_label(x: f64) -> String {
+    let text = format!("{x:.2}");
+    match text.trim_end_matches('0').trim_end_matches('.') {
+        "" => "0".to_string(),
+        t => t.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn axis_labels_drop_float_noise() {
+        assert_eq!(super::axis_label(0.6000000000000001), "0.6");
+        assert_eq!(super::axis_label(1.9999999999999998), "2");
+        assert_eq!(super::axis_label(0.0), "0");
+        assert_eq!(super::axis_label(150.0), "150");
+    }
 }

@@ -337,3 +337,34 @@ pub async fn write_rows(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fleet_recipe_keeps_the_whole_guid() {
+        let fleet = FleetSpec::new(16, Duration::from_millis(2));
+        for (node, clock) in fleet.clocks() {
+            let g = clock.g();
+            // As README's recipe writes a row and reads it back.
+            let (n, id) = (g.node() as i32, g.to_l64().to_i64());
+            assert_eq!(n, node);
+            assert_eq!(guid::Luid::from_i64(id).map(|l| l.to_g(n as u32)), Ok(g));
+        }
+    }
+
+    #[test]
+    fn the_fleet_clocks_span_the_skew_in_one_window() {
+        let fleet = FleetSpec::new(16, Duration::from_millis(2));
+        let ids: Vec<guid::Guid> = fleet.clocks().iter().map(|(_, c)| c.g()).collect();
+        let times: Vec<u64> = ids.iter().map(|g| g.time()).collect();
+        let spread = times.iter().max().unwrap() - times.iter().min().unwrap();
+        // ±2 ms, to the 131 µs tick, plus the time taken to make them.
+        assert!((3_700_000..=4_500_000).contains(&spread), "{spread} ns");
+        let window = guid::nanos(Drift::DEFAULT.window());
+        assert!(times.iter().all(|t| t / window == times[0] / window));
+        let nodes: std::collections::HashSet<u32> = ids.iter().map(|g| g.node()).collect();
+        assert_eq!(nodes.len(), 16);
+    }
+}
