@@ -164,3 +164,43 @@ fn text_sorts_as_ids() {
         expected
     );
 }
+
+/// The fleet's key, `(node, to_l64().to_i64())`, gives every global id back
+/// whole, and sorts each node's ids in id order.
+#[test]
+fn the_fleet_key_keeps_global_ids() {
+    let db = Connection::open_in_memory().unwrap();
+    db.execute_batch("CREATE TABLE e (node INTEGER, id INTEGER, PRIMARY KEY (node, id))")
+        .unwrap();
+    let clocks: Vec<guid::Clock> = [7, 0x8000_0000, u32::MAX]
+        .into_iter()
+        .map(|n| guid::Clock::builder().node(n).build())
+        .collect();
+    let mut ids = Vec::new();
+    for _ in 0..300 {
+        for clock in &clocks {
+            let g = clock.g();
+            db.execute(
+                "INSERT INTO e VALUES (?1, ?2)",
+                (g.node() as i32, g.to_l64().to_i64()),
+            )
+            .unwrap();
+            ids.push(g);
+        }
+    }
+    let mut query = db
+        .prepare("SELECT node, id FROM e ORDER BY node, id")
+        .unwrap();
+    let back: Vec<Guid> = query
+        .query_map([], |r| Ok((r.get::<_, i32>(0)?, r.get::<_, i64>(1)?)))
+        .unwrap()
+        .map(|r| {
+            let (node, id) = r.unwrap();
+            Luid::from_i64(id).unwrap().to_g(node as u32)
+        })
+        .collect();
+    // Nodes as i32 sort 0x8000_0000 and u32::MAX (negative) before 7.
+    let mut expected = ids.clone();
+    expected.sort_by_key(|g| (g.node() as i32, *g));
+    assert_eq!(back, expected);
+}
