@@ -4,7 +4,6 @@ use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
-use guid::Drift;
 
 use crate::form::Form;
 use crate::id::Kind;
@@ -133,17 +132,26 @@ pub struct GenArgs {
     /// Local 64-bit ids (no node) instead of global 96-bit ones
     #[arg(long)]
     pub local: bool,
-    /// Tolerated clock skew between nodes, in seconds (up to 9 decimals; 0 and negatives give drift 1) [default: drift 3]
-    #[arg(long, value_name = "SECS", value_parser = value::drift, allow_negative_numbers = true)]
-    pub drift: Option<Drift>,
-    /// Node id, decimal or 0x hex [default: from CONFIG_GUID_NODE_ID if set, else random]
+    /// v3 ids (fogfish/guid v3) instead of v2 ones
+    #[arg(long)]
+    pub v3: bool,
+    /// With --v3: 128-bit ids (RFC 9562 UUIDv8, 58-bit node) instead of global ones
+    #[arg(long, requires = "v3", conflicts_with = "local")]
+    pub x: bool,
+    /// Tolerated clock skew between nodes, in seconds (up to 9 decimals; 0 and negatives give the smallest drift) [default: v2 drift 3, v3 drift 4]
+    #[arg(long, value_name = "SECS", value_parser = value::seconds, allow_negative_numbers = true)]
+    pub drift: Option<i64>,
+    /// The drift code itself: 1..=7 in v2, 0..=7 with --v3
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(0..=7), conflicts_with = "drift")]
+    pub drift_code: Option<u8>,
+    /// Node id, decimal or 0x hex: 32 bits, 58 with --v3 (global ids carry the low 32) [default: from CONFIG_GUID_NODE_ID if set, else random]
     #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
-    pub node: Option<u32>,
+    pub node: Option<value::Node>,
     /// Output form (int: local or flake ids only, as an unsigned 64-bit number) [default: string; int with --flake]
     #[arg(long, value_enum, value_name = "FORM")]
     pub format: Option<GenFormat>,
     /// Take the ids from `guid serve` at these comma-separated addresses (its --listen-g listeners), moving to another on failure; the token comes from NOEQ_TOKEN
-    #[arg(long, value_name = "ADDRS", value_delimiter = ',', conflicts_with_all = ["local", "node", "drift"])]
+    #[arg(long, value_name = "ADDRS", value_delimiter = ',', conflicts_with_all = ["local", "node", "drift", "drift_code", "v3"])]
     pub remote: Vec<String>,
     /// With --remote: 64-bit flake ids from the services' -l listeners
     #[arg(long, requires = "remote")]
@@ -228,9 +236,15 @@ What --extract finds:
 /// Flags of `guid inspect`.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// Read the ids as global (g) or local (l) ids [default: whichever gives a valid id]
+    /// Read the ids as global (g), local (l) or, with --v3, 128-bit (x) ids [default: whichever gives a valid id]
     #[arg(long = "as", value_enum, value_name = "KIND")]
     pub kind: Option<Kind>,
+    /// Read v3 ids (fogfish/guid v3): drift codes 0..=7, fixed-width base62, 128-bit ids (a 36-character UUID reads as one)
+    #[arg(long)]
+    pub v3: bool,
+    /// Read v2 ids and print the v3 id of each (Go's FromV2: node, time and sequence kept, the drift widened)
+    #[arg(long, conflicts_with = "v3")]
+    pub from_v2: bool,
     /// The form of the ids [default: whichever gives a valid id]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
@@ -248,16 +262,25 @@ pub struct ComposeArgs {
     /// Unix nanoseconds or an RFC 3339 timestamp (the id keeps it to 2^17 ns)
     #[arg(long, value_name = "TIME", value_parser = value::time, allow_negative_numbers = true)]
     pub time: u64,
-    /// Node id, decimal or 0x hex [default: 0]
+    /// Node id, decimal or 0x hex: 32 bits, 58 for --v3 --x [default: 0]
     #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
-    pub node: Option<u32>,
+    pub node: Option<value::Node>,
     /// Sequence number, 0..=16383 [default: 0]
     #[arg(long, value_name = "S", value_parser = value::seq, allow_negative_numbers = true)]
     pub seq: Option<u16>,
-    /// Tolerated clock skew between nodes, in seconds, as for gen [default: drift 3]
-    #[arg(long, value_name = "SECS", value_parser = value::drift, allow_negative_numbers = true)]
-    pub drift: Option<Drift>,
+    /// Tolerated clock skew between nodes, in seconds, as for gen [default: v2 drift 3, v3 drift 4]
+    #[arg(long, value_name = "SECS", value_parser = value::seconds, allow_negative_numbers = true)]
+    pub drift: Option<i64>,
+    /// The drift code itself: 1..=7 in v2, 0..=7 with --v3
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(0..=7), conflicts_with = "drift")]
+    pub drift_code: Option<u8>,
     /// A local 64-bit id (no node) instead of a global one
     #[arg(long)]
     pub local: bool,
+    /// A v3 id (fogfish/guid v3) instead of a v2 one
+    #[arg(long)]
+    pub v3: bool,
+    /// With --v3: a 128-bit id (RFC 9562 UUIDv8, 58-bit node) instead of a global one
+    #[arg(long, requires = "v3", conflicts_with = "local")]
+    pub x: bool,
 }

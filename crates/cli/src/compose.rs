@@ -2,23 +2,17 @@
 
 use std::io::Write;
 
-use guid::{Guid, Luid};
+use guid::{Guid, Luid, v3};
 
 use crate::cli::ComposeArgs;
 use crate::id::Id;
 use crate::output::{self, Fail, Status};
 use crate::report::Report;
+use crate::value;
 
 /// Builds the id and writes its object.
 pub fn run(args: &ComposeArgs, out: &mut impl Write) -> Result<Status, Fail> {
-    let seq = args.seq.unwrap_or(0);
-    let drift = args.drift.unwrap_or_default();
-    let id = if args.local {
-        Luid::compose(args.time, seq, drift).map(Id::L)
-    } else {
-        Guid::compose(args.node.unwrap_or(0), args.time, seq, drift).map(Id::G)
-    };
-    match id {
+    match compose(args) {
         Ok(id) => {
             Report::of(id)?.write_line(out)?;
             out.flush()?;
@@ -29,4 +23,30 @@ pub fn run(args: &ComposeArgs, out: &mut impl Write) -> Result<Status, Fail> {
             Ok(Status::Usage)
         }
     }
+}
+
+/// The id of the flags' parts, or what is wrong with them.
+fn compose(args: &ComposeArgs) -> Result<Id, String> {
+    let (time, seq) = (args.time, args.seq.unwrap_or(0));
+    let zero = value::Node::default();
+    let node = args.node.as_ref().unwrap_or(&zero);
+    let text = |e: guid::Error| e.to_string();
+    if !args.v3 {
+        let drift = value::drift_v2(args.drift, args.drift_code)?;
+        return if args.local {
+            Luid::compose(time, seq, drift).map(Id::L)
+        } else {
+            Guid::compose(value::node32(node)?, time, seq, drift).map(Id::G)
+        }
+        .map_err(text);
+    }
+    let drift = value::drift_v3(args.drift, args.drift_code);
+    if args.local {
+        v3::Luid::compose(time, seq, drift).map(Id::L3)
+    } else if args.x {
+        v3::Xuid::compose(node.value, time, seq, drift).map(Id::X)
+    } else {
+        v3::Guid::compose(value::node32(node)?, time, seq, drift).map(Id::G3)
+    }
+    .map_err(text)
 }

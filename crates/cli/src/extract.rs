@@ -105,7 +105,7 @@ impl Scanner {
 
 impl Token<'_> {
     /// The id this token is, if it reads as exactly one under the flags.
-    pub fn id(&self, kind: Option<Kind>, from: Option<Form>) -> Option<Id> {
+    pub fn id(&self, kind: Option<Kind>, from: Option<Form>, v3: bool) -> Option<Id> {
         let quoted = |star: bool| {
             let mut text = [0; RUN_MAX + 3];
             let open: &[u8] = if star { b"\"*" } else { b"\"" };
@@ -113,15 +113,15 @@ impl Token<'_> {
             text[..open.len()].copy_from_slice(open);
             text[open.len()..len - 1].copy_from_slice(self.run);
             text[len - 1] = b'"';
-            form::find(&text[..len], kind, from)
+            form::find_in(&text[..len], kind, from, v3)
         };
         match self.quote {
             Quote::Star => quoted(true),
             Quote::Quoted if from == Some(Form::Json) => quoted(false),
             // Logs print ids with `Display`: of a token's several
             // readings, the sortable string is the one they mean.
-            _ => form::find(self.run, kind, from).or_else(|| match from {
-                None => form::find(self.run, kind, Some(Form::String)),
+            _ => form::find_in(self.run, kind, from, v3).or_else(|| match from {
+                None => form::find_in(self.run, kind, Some(Form::String), v3),
                 Some(_) => None,
             }),
         }
@@ -189,9 +189,9 @@ mod tests {
             let mut scanner = Scanner::default();
             let mut ids = Vec::new();
             for &b in line {
-                ids.extend(scanner.byte(b).and_then(|t| t.id(None, from)));
+                ids.extend(scanner.byte(b).and_then(|t| t.id(None, from, false)));
             }
-            ids.extend(scanner.end_line().and_then(|t| t.id(None, from)));
+            ids.extend(scanner.end_line().and_then(|t| t.id(None, from, false)));
             ids
         };
         let local = form::decode(b"5...........1...", None, None).ok();

@@ -24,7 +24,7 @@
 
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
-use guid::{Guid, Luid};
+use guid::{Guid, Luid, v3};
 
 use crate::id::{Id, Kind};
 
@@ -41,6 +41,8 @@ pub enum Form {
     Json,
     /// The 64-bit value of a local id in decimal (19 or 20 digits)
     Int,
+    /// The canonical UUID string of a v3 128-bit id (36 characters; --v3)
+    Uuid,
 }
 
 /// The forms read without a leading `"`, in the order preferred when an
@@ -55,7 +57,7 @@ impl Form {
             Form::Base62 => &[Luid::BASE62_LEN, Guid::BASE62_LEN - 1, Guid::BASE62_LEN],
             Form::Hex => &[2 * Luid::BYTES, 2 * Guid::BYTES],
             Form::Int => &[19, 20],
-            Form::Json => &[],
+            Form::Json | Form::Uuid => &[],
         }
     }
 
@@ -67,6 +69,7 @@ impl Form {
             Form::Hex => b.is_ascii_hexdigit(),
             Form::Int => b.is_ascii_digit(),
             Form::Json => true,
+            Form::Uuid => b.is_ascii_hexdigit() || b == b'-',
         }
     }
 
@@ -89,6 +92,7 @@ impl Form {
             Form::Hex => "hex",
             Form::Json => "JSON",
             Form::Int => "an int",
+            Form::Uuid => "a UUID",
         }
     }
 
@@ -100,6 +104,7 @@ impl Form {
             Form::Hex => "hex",
             Form::Json => "JSON",
             Form::Int => "the int",
+            Form::Uuid => "the UUID",
         }
     }
 
@@ -111,6 +116,7 @@ impl Form {
             Form::Hex => "16 or 24",
             Form::Int => "19 or 20",
             Form::Json => "18 or 19",
+            Form::Uuid => "36",
         }
     }
 
@@ -122,6 +128,7 @@ impl Form {
             Form::Hex => "hex",
             Form::Json => "json",
             Form::Int => "int",
+            Form::Uuid => "uuid",
         }
     }
 }
@@ -186,6 +193,98 @@ fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
     (found, n)
 }
 
+/// Reads `input` as a v3 id of the generation `v3` says, or a v2 one.
+pub fn decode_in(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+    v3: bool,
+) -> Result<Id, String> {
+    if v3 {
+        decode_v3(input, kind, form)
+    } else {
+        decode(input, kind, form)
+    }
+}
+
+/// [`find`] in the generation `v3` says.
+pub fn find_in(input: &[u8], kind: Option<Kind>, form: Option<Form>, v3: bool) -> Option<Id> {
+    if v3 {
+        decode_v3(input, kind, form).ok()
+    } else {
+        find(input, kind, form)
+    }
+}
+
+/// Reads `input` as a v3 id. v3's fixed widths leave one reading per
+/// length, so nothing is tried in turn: 16 characters are a sortable
+/// string (global unless `--as l`), 36 a UUID (a 128-bit id), 11, 17 and
+/// 22 base62 (local, global, 128-bit), 24 and 32 hex (global, 128-bit;
+/// 16 hex digits need `--from hex`), 19 or 20 digits an int (local), and
+/// a JSON string is read as the id its contents are.
+pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
+    let form = match form {
+        Some(form) => form,
+        None => match input.len() {
+            _ if input.first() == Some(&b'"') => Form::Json,
+            16 => Form::String,
+            36 => Form::Uuid,
+            11 | 17 | 22 => Form::Base62,
+            24 | 32 => Form::Hex,
+            19 | 20 if input.iter().all(u8::is_ascii_digit) => Form::Int,
+            len => {
+                return Err(format!(
+                    "not a v3 id form: {}, expected a 16-character string, a 36-character \
+                     UUID, 11, 17 or 22 base62 digits, 16, 24 or 32 hex digits, 19 or 20 \
+                     decimal digits or a JSON string (see --from)",
+                    characters(len)
+                ));
+            }
+        },
+    };
+    // The kind a length or the contents of a JSON string tell.
+    let len = match form {
+        Form::Json => input.len().saturating_sub(2),
+        _ => input.len(),
+    };
+    let kind = kind.unwrap_or(match (form, len) {
+        (Form::Uuid, _) | (_, 36) => Kind::X,
+        (Form::Base62, 11) | (Form::Hex, 16) | (Form::Int, _) => Kind::L,
+        (Form::Base62, 22) | (Form::Hex, 32) => Kind::X,
+        _ => Kind::G,
+    });
+    let text = |e: guid::Error| e.to_string();
+    match (form, kind) {
+        (Form::String, Kind::G) => v3::Guid::parse_bytes(input).map(Id::G3).map_err(text),
+        (Form::String, Kind::L) => v3::Luid::parse_bytes(input).map(Id::L3).map_err(text),
+        (Form::String | Form::Uuid, Kind::X) => {
+            v3::Xuid::parse_bytes(input).map(Id::X).map_err(text)
+        }
+        (Form::Base62, Kind::G) => v3::Guid::from_base62(input).map(Id::G3).map_err(text),
+        (Form::Base62, Kind::L) => v3::Luid::from_base62(input).map(Id::L3).map_err(text),
+        (Form::Base62, Kind::X) => v3::Xuid::from_base62(input).map(Id::X).map_err(text),
+        (Form::Hex, Kind::G) => Ok(Id::G3(v3::Guid::from_bytes(hex(input)?))),
+        (Form::Hex, Kind::L) => Ok(Id::L3(v3::Luid::from_bytes(hex(input)?))),
+        (Form::Hex, Kind::X) => v3::Xuid::from_bytes(hex(input)?).map(Id::X).map_err(text),
+        (Form::Json, Kind::G) => serde_json::from_slice(input)
+            .map(Id::G3)
+            .map_err(json_error),
+        (Form::Json, Kind::L) => serde_json::from_slice(input)
+            .map(Id::L3)
+            .map_err(json_error),
+        (Form::Json, Kind::X) => serde_json::from_slice(input).map(Id::X).map_err(json_error),
+        (Form::Int, Kind::L) => {
+            if input.is_empty() || !input.iter().all(u8::is_ascii_digit) {
+                return Err(int_error(input));
+            }
+            let value = int_value(input).ok_or("value does not fit 64 bits")?;
+            Ok(Id::L3(v3::Luid::from_u64(value)))
+        }
+        (Form::Int, _) => Err("int is a form of local ids only".to_owned()),
+        (Form::Uuid, _) => Err("a UUID is a 128-bit id: --as x".to_owned()),
+    }
+}
+
 /// One reading, without the error's text: the search through every
 /// reading runs per line, and building messages for the readings that fail
 /// would cost more than decoding. A reading whose decoder would reject the
@@ -232,6 +331,9 @@ fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
         (Form::Int, Kind::G) => {
             Err("int is a form of local ids only: a global id has 96 bits".to_owned())
         }
+        (Form::Uuid, _) | (_, Kind::X) => {
+            Err("128-bit ids and UUIDs are v3's: add --v3".to_owned())
+        }
     }
 }
 
@@ -242,6 +344,7 @@ fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
             let (kind, flag) = match kind {
                 Kind::G => ("global", "g"),
                 Kind::L => ("local", "l"),
+                Kind::X => ("128-bit", "x"),
             };
             // Only a string's kind is not told by its length or marker.
             let flags = match form {
@@ -262,6 +365,9 @@ fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
 /// Why no reading gave an id: the error of the reading `input` looks most
 /// like, or what is wrong with its length.
 fn why_not(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> String {
+    if form.is_none() && input.len() == 36 && input.get(8) == Some(&b'-') {
+        return "a UUID, which is a v3 128-bit id: add --v3".to_owned();
+    }
     let form = match form {
         Some(form) => form,
         None => match likely_form(input) {
@@ -340,6 +446,7 @@ fn implied_kind(input: &[u8], form: Form) -> Kind {
         Form::Hex => input.len() == 2 * Luid::BYTES,
         Form::Json => input.starts_with(b"\"*"),
         Form::Int => true,
+        Form::Uuid => false,
     };
     if local { Kind::L } else { Kind::G }
 }

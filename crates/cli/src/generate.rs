@@ -6,12 +6,13 @@
 use std::io::{self, Write};
 
 use data_encoding::HEXLOWER;
-use guid::{Clock, Guid, Luid};
+use guid::{Clock, Guid, Luid, v3};
 use kguid_service::Client;
 use serde::Serialize;
 
 use crate::cli::{GenArgs, GenFormat};
 use crate::output::{self, Fail, Status};
+use crate::value;
 
 /// Ids made per clock call (and asked of a service at once).
 const BATCH: usize = 1024;
@@ -20,33 +21,63 @@ const BATCH: usize = 1024;
 pub fn run(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     let status = if !args.remote.is_empty() {
         remote(args, out)?
-    } else if args.local {
-        let clock = clock(args);
-        let fill = |ids: &mut [Luid]| {
-            clock.fill_l(ids);
-            Ok::<_, Fail>(())
-        };
-        print(args, fill, out)?
+    } else if args.v3 {
+        let clock = v3_clock(args);
+        if args.local {
+            print(args, filled(|ids| clock.fill_l(ids)), out)?
+        } else if args.x {
+            print(args, filled(|ids| clock.fill_x(ids)), out)?
+        } else {
+            print(args, filled(|ids| clock.fill(ids)), out)?
+        }
     } else {
-        let clock = clock(args);
-        let fill = |ids: &mut [Guid]| {
-            clock.fill(ids);
-            Ok::<_, Fail>(())
+        let clock = match clock(args) {
+            Ok(clock) => clock,
+            Err(message) => return Ok(bad_form(&message)),
         };
-        print(args, fill, out)?
+        if args.local {
+            print(args, filled(|ids| clock.fill_l(ids)), out)?
+        } else {
+            print(args, filled(|ids| clock.fill(ids)), out)?
+        }
     };
     out.flush()?;
     Ok(status)
 }
 
-/// The clock the flags ask for.
-fn clock(args: &GenArgs) -> Clock {
+/// A clock's infallible fill as the fallible one [`print`] takes.
+fn filled<I>(mut fill: impl FnMut(&mut [I])) -> impl FnMut(&mut [I]) -> Result<(), Fail> {
+    move |ids| {
+        fill(ids);
+        Ok(())
+    }
+}
+
+/// The v2 clock the flags ask for, or what is wrong with them.
+fn clock(args: &GenArgs) -> Result<Clock, String> {
     let clock = Clock::builder()
         .node_from_env()
-        .drift(args.drift.unwrap_or_default());
-    match args.node {
-        Some(node) => clock.node(node),
+        .drift(value::drift_v2(args.drift, args.drift_code)?);
+    Ok(match &args.node {
+        Some(node) => clock.node(value::node32(node)?),
         None => clock,
+    }
+    .build())
+}
+
+/// The v3 clock the flags ask for.
+fn v3_clock(args: &GenArgs) -> v3::Clock {
+    let clock = v3::Clock::builder()
+        .node_from_env()
+        .drift(value::drift_v3(args.drift, args.drift_code));
+    // The flag's parser keeps the node to 58 bits.
+    match args
+        .node
+        .as_ref()
+        .map(|node| clock.clone().node(node.value))
+    {
+        Some(Ok(clock)) => clock,
+        _ => clock,
     }
     .build()
 }
@@ -81,31 +112,31 @@ trait Printed: Copy + Default + Serialize {
     fn hex(&self, out: &mut impl Write) -> io::Result<()>;
 }
 
-impl Printed for Guid {
-    const INT: Option<fn(Self) -> u64> = None;
-    fn string(&self, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(self.encode(&mut [0; Guid::STRING_LEN]).as_bytes())
-    }
-    fn base62(&self, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(self.encode_base62(&mut [0; Guid::BASE62_LEN]).as_bytes())
-    }
-    fn hex(&self, out: &mut impl Write) -> io::Result<()> {
-        hex(self.to_bytes(), out)
-    }
+/// [`Printed`] of an id type, with its 64-bit value if it has one.
+macro_rules! printed {
+    ($($id:ty: $int:expr),* $(,)?) => {$(
+        impl Printed for $id {
+            const INT: Option<fn(Self) -> u64> = $int;
+            fn string(&self, out: &mut impl Write) -> io::Result<()> {
+                out.write_all(self.encode(&mut [0; <$id>::STRING_LEN]).as_bytes())
+            }
+            fn base62(&self, out: &mut impl Write) -> io::Result<()> {
+                out.write_all(self.encode_base62(&mut [0; <$id>::BASE62_LEN]).as_bytes())
+            }
+            fn hex(&self, out: &mut impl Write) -> io::Result<()> {
+                hex(self.to_bytes(), out)
+            }
+        }
+    )*};
 }
 
-impl Printed for Luid {
-    const INT: Option<fn(Self) -> u64> = Some(Luid::to_u64);
-    fn string(&self, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(self.encode(&mut [0; Luid::STRING_LEN]).as_bytes())
-    }
-    fn base62(&self, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(self.encode_base62(&mut [0; Luid::BASE62_LEN]).as_bytes())
-    }
-    fn hex(&self, out: &mut impl Write) -> io::Result<()> {
-        hex(self.to_bytes(), out)
-    }
-}
+printed!(
+    Guid: None,
+    Luid: Some(Luid::to_u64),
+    v3::Guid: None,
+    v3::Luid: Some(v3::Luid::to_u64),
+    v3::Xuid: None,
+);
 
 /// Prints the ids of `fill` in the form asked for.
 fn print<I: Printed, E: Into<Fail>>(
@@ -123,7 +154,7 @@ fn print<I: Printed, E: Into<Fail>>(
             Some(int) => emit(n, fill, out, |id, out| write!(out, "{}", int(*id))),
             None => {
                 return Ok(bad_form(
-                    "--format int is for local ids (add --local): a global id has 96 bits",
+                    "--format int is for local ids (add --local): a global id has 96 bits, a v3 --x id 128",
                 ));
             }
         },
@@ -161,10 +192,10 @@ fn emit<I: Copy + Default, W: Write, E: Into<Fail>>(
     Ok(())
 }
 
-/// Lowercase hex of an id's bytes (12 or 8).
+/// Lowercase hex of an id's bytes (16, 12 or 8).
 fn hex<const N: usize>(bytes: [u8; N], out: &mut impl Write) -> io::Result<()> {
-    const { assert!(N <= Guid::BYTES) };
-    let mut buf = [0; 2 * Guid::BYTES];
+    const { assert!(N <= v3::Xuid::BYTES) };
+    let mut buf = [0; 2 * v3::Xuid::BYTES];
     let buf = &mut buf[..2 * N];
     HEXLOWER.encode_mut(&bytes, buf);
     out.write_all(buf)

@@ -5,6 +5,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use crate::cli::InspectArgs;
 use crate::extract::{Scanner, Token};
 use crate::form;
+use crate::id::Id;
 use crate::output::{self, Cut, Fail, Quoted, Status};
 use crate::report::Report;
 
@@ -113,10 +114,16 @@ impl<W: Write> Inspect<'_, W> {
         self.found(scanner.end_line())
     }
 
+    /// The id to describe: with --from-v2, the v3 id of the v2 one read.
+    fn converted(&self, id: Id) -> Id {
+        if self.args.from_v2 { id.to_v3() } else { id }
+    }
+
     /// Writes the object of one id, or reports why it is not one.
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
-        match form::decode(input, self.args.kind, self.args.from) {
-            Ok(id) => Report::of(id)?.write_line(self.out)?,
+        let args = self.args;
+        match form::decode_in(input, args.kind, args.from, args.v3) {
+            Ok(id) => Report::of(self.converted(id))?.write_line(self.out)?,
             Err(what) => {
                 output::error(format_args!("invalid id {}: {what}", Quoted(input)));
                 self.good = false;
@@ -128,9 +135,10 @@ impl<W: Write> Inspect<'_, W> {
     /// Writes the object of a token of the current line that is an id,
     /// with the line's number; any other token is skipped.
     fn found(&mut self, token: Option<Token<'_>>) -> Result<(), Fail> {
-        if let Some(id) = token.and_then(|t| t.id(self.args.kind, self.args.from)) {
+        let args = self.args;
+        if let Some(id) = token.and_then(|t| t.id(args.kind, args.from, args.v3)) {
             // Lines are numbered from 1.
-            Report::of(id)?.write_found(self.line + 1, self.out)?;
+            Report::of(self.converted(id))?.write_found(self.line + 1, self.out)?;
         }
         Ok(())
     }

@@ -2,7 +2,6 @@
 
 use std::io::{self, Write};
 
-use data_encoding::HEXLOWER;
 use serde::Serialize;
 
 use crate::id::{Id, Kind};
@@ -15,21 +14,21 @@ pub struct Report {
     /// on, from 1; otherwise absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u64>,
-    /// `"g"` or `"l"`.
+    /// `"g"`, `"l"` or `"x"`.
     kind: &'static str,
-    /// The drift code, 1..=7.
+    /// The drift code of the id's generation: 1..=7 in v2, 0..=7 in v3.
     drift: u8,
     /// Unix nanoseconds, to the tick.
     time_ns: u64,
     /// The same time as RFC 3339 UTC with nanoseconds.
     time: String,
     /// The node; `null` for a local id.
-    node: Option<u32>,
+    node: Option<u64>,
     /// The sequence number.
     seq: u16,
     /// Lowercase hex of the big-endian bytes.
     hex: String,
-    /// The 16-character sortable string.
+    /// The 16-character sortable string, or a 128-bit id's UUID.
     string: String,
     /// Base62.
     base62: String,
@@ -40,35 +39,22 @@ pub struct Report {
 impl Report {
     /// Describes `id`.
     pub fn of(id: Id) -> serde_json::Result<Report> {
-        let (hex, string, base62, json) = match id {
-            Id::G(g) => (
-                HEXLOWER.encode(&g.to_bytes()),
-                g.to_string(),
-                g.to_base62(),
-                serde_json::to_string(&g)?,
-            ),
-            Id::L(l) => (
-                HEXLOWER.encode(&l.to_bytes()),
-                l.to_string(),
-                l.to_base62(),
-                serde_json::to_string(&l)?,
-            ),
-        };
         Ok(Report {
             line: None,
             kind: match id.kind() {
                 Kind::G => "g",
                 Kind::L => "l",
+                Kind::X => "x",
             },
-            drift: id.drift().code(),
+            drift: id.drift(),
             time_ns: id.time(),
             time: Utc(id.time()).to_string(),
             node: id.node(),
             seq: id.seq(),
-            hex,
-            string,
-            base62,
-            json,
+            hex: id.hex(),
+            string: id.string(),
+            base62: id.base62(),
+            json: id.json()?,
         })
     }
 

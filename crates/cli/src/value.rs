@@ -1,7 +1,9 @@
 //! Values of flags: node, sequence, drift seconds and time. Each parser
 //! returns what is wrong as a short phrase; clap puts the input before it.
 
-use guid::{Drift, Luid};
+use std::time::Duration;
+
+use guid::{Drift, Luid, v3};
 
 use crate::rfc3339;
 
@@ -14,10 +16,58 @@ const SEQ_MAX: u16 = match Luid::from_u64(u64::MAX) {
 /// Nanoseconds in a second.
 const NANOS: i128 = 1_000_000_000;
 
-/// A node id: decimal or `0x` hex, at most `u32::MAX`.
-pub fn node(s: &str) -> Result<u32, String> {
+/// A node id as given: its value and its text, for messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Node {
+    /// The value, at most 58 bits.
+    pub value: u64,
+    /// The flag's value as typed.
+    text: String,
+}
+
+/// A node id: decimal or `0x` hex, at most 58 bits (a v3 clock's or
+/// 128-bit id's); [`node32`] narrows it where 32 bits are the limit.
+pub fn node(s: &str) -> Result<Node, String> {
     let v = uint(s)?;
-    u32::try_from(v).map_err(|_| format!("node is out of range 0..={}", u32::MAX))
+    u64::try_from(v)
+        .ok()
+        .filter(|&v| v <= v3::node::MAX)
+        .map(|value| Node {
+            value,
+            text: s.to_owned(),
+        })
+        .ok_or_else(|| format!("node is out of range 0..={}", v3::node::MAX))
+}
+
+/// A node of 32 bits (v2 ids, v3 global ids), refused in clap's words.
+pub fn node32(node: &Node) -> Result<u32, String> {
+    u32::try_from(node.value).map_err(|_| {
+        format!(
+            "invalid value '{}' for '--node <N>': node is out of range 0..={}",
+            node.text,
+            u32::MAX
+        )
+    })
+}
+
+/// The v2 drift of `--drift SECS` or `--drift-code K` [default: 3].
+pub fn drift_v2(ns: Option<i64>, code: Option<u8>) -> Result<Drift, String> {
+    match (ns, code) {
+        (Some(ns), _) => Ok(Drift::from_nanos(ns)),
+        (None, Some(code)) => Drift::new(code)
+            .map_err(|_| format!("invalid value '{code}' for '--drift-code <K>': v2 drift codes are 1..=7 (0 is v3's, with --v3)")),
+        (None, None) => Ok(Drift::default()),
+    }
+}
+
+/// The v3 drift of `--drift SECS` or `--drift-code K` [default: 4]: the
+/// smallest window that holds the skew, as Go's `DriftOf`.
+pub fn drift_v3(ns: Option<i64>, code: Option<u8>) -> v3::Drift {
+    match (ns, code) {
+        (Some(ns), _) => v3::Drift::from_duration(Duration::from_nanos(ns.max(0).unsigned_abs())),
+        (None, Some(code)) => v3::Drift::new(code).unwrap_or_default(),
+        (None, None) => v3::Drift::default(),
+    }
 }
 
 /// A sequence number: decimal or `0x` hex, at most 16383.
@@ -36,11 +86,6 @@ pub fn time(s: &str) -> Result<u64, String> {
             .map_err(|_| format!("more nanoseconds than {} (u64)", u64::MAX));
     }
     rfc3339::parse(s)
-}
-
-/// A drift given as seconds, bucketed as the library buckets a skew.
-pub fn drift(s: &str) -> Result<Drift, String> {
-    Ok(Drift::from_nanos(seconds(s)?))
 }
 
 /// Decimal seconds with at most 9 fractional digits, as exact nanoseconds.
@@ -173,26 +218,23 @@ mod tests {
             ("86400", 7),
         ];
         for (s, code) in cases {
-            assert_eq!(drift(s).map(Drift::code), Ok(code), "{s}");
+            assert_eq!(
+                seconds(s).map(|ns| drift_v2(Some(ns), None).map(Drift::code)),
+                Ok(Ok(code)),
+                "{s}"
+            );
         }
     }
 
     #[test]
     fn numbers_in_decimal_and_hex() {
-        assert_eq!(node("4294967295"), Ok(u32::MAX));
-        assert_eq!(node("0x53051caf"), Ok(0x5305_1caf));
-        assert_eq!(node("0XFF"), Ok(255));
-        for s in [
-            "4294967296",
-            "0x100000000",
-            "",
-            "0x",
-            "+1",
-            "-1",
-            "1.0",
-            "0b1",
-            "x",
-        ] {
+        let value = |s| node(s).map(|n| n.value);
+        assert_eq!(value("4294967295"), Ok(u32::MAX.into()));
+        assert_eq!(value("0x3ffffffffffffff"), Ok(v3::node::MAX));
+        assert!(node32(&node("0x100000000").expect("58 bits")).is_err());
+        assert_eq!(value("0x53051caf"), Ok(0x5305_1caf));
+        assert_eq!(value("0XFF"), Ok(255));
+        for s in ["0x400000000000000", "", "0x", "+1", "-1", "1.0", "0b1", "x"] {
             assert!(node(s).is_err(), "{s:?}");
         }
         assert_eq!(seq("16383"), Ok(16383));
