@@ -206,6 +206,14 @@ How an id is read:
   '.' can be hex, and with drift code 4 or more (as can local hex) also a
   global string: --from string --as l, or --from hex.
 
+  With --v3, ids are read as fogfish/guid v3 ids, whose fixed widths leave
+  one reading per length: 16 characters are a sortable string (global unless
+  --as l; --from hex for 16 hex digits), 36 a UUID (a 128-bit id, kind x),
+  11, 17 or 22 characters base62 (local, global, 128-bit), 24 or 32 hex
+  digits (global, 128-bit), other runs of up to 20 digits an int (local), and
+  \"...\" the JSON of the id its contents are. A UUID without --v3 is refused.
+  --from-v2 reads v2 ids as above and prints the v3 id of each (Go's FromV2).
+
   Flake ids (gen --flake) are not guid ids and have no form here: their int
   or hex, if given, reads as a local id, which it is not.
 
@@ -222,7 +230,9 @@ What --extract finds:
   silently and with status 0, so a word that happens to be an id is printed
   too: use --from and --as to say which forms your logs hold. An id must not touch
   another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
-  sentence's '.', and is skipped. Lines of any length are scanned, holding
+  sentence's '.', and is skipped. Under --v3 tokens are read as v3 ids, and
+  '-' is an id character too, so a UUID token is found as a 128-bit id (x);
+  without --v3 a UUID is never found. Lines of any length are scanned, holding
   no more than one id's worth of each.
 
 ",

@@ -1,7 +1,7 @@
 //! `guid inspect --extract`: the ids in a line of text, such as a log line.
 //!
 //! A token is a maximal run of the bytes ids are written with (ASCII
-//! letters, digits, `.` and `_`). A run written `"*RUN"` is read with its
+//! letters, digits, `.` and `_`, and under `--v3` the UUID's `-`). A run written `"*RUN"` is read with its
 //! quotes and star, which only the JSON of a local id has; a run written
 //! `"RUN"` is read as JSON under `--from json`, and alone otherwise (the JSON
 //! of a global id is its sortable string in quotes, so alone it reads the
@@ -18,13 +18,16 @@ use crate::id::{Id, Kind};
 /// The shortest run that can be an id: 11 base62 digits of a local id.
 const RUN_MIN: usize = 11;
 
-/// The longest run that can be an id: 24 hex digits of a global id.
-const RUN_MAX: usize = 24;
+/// The longest run that can be a v2 id: 24 hex digits of a global id.
+const RUN_MAX_V2: usize = 24;
+
+/// The longest run that can be a v3 id: the UUID of a 128-bit id.
+const RUN_MAX: usize = 36;
 
 /// Whether ids are written with `b`: the sortable string's alphabet, which
-/// holds those of base62, hex and int.
-fn id_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'.' || b == b'_'
+/// holds those of base62, hex and int, and in v3 the UUID's `-`.
+fn id_byte(b: u8, v3: bool) -> bool {
+    b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || (v3 && b == b'-')
 }
 
 /// How a run is enclosed.
@@ -39,7 +42,7 @@ enum Quote {
 }
 
 /// Splits lines into tokens, one byte at a time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Scanner {
     /// The current run's first [`RUN_MAX`] bytes.
     run: [u8; RUN_MAX],
@@ -49,6 +52,8 @@ pub struct Scanner {
     before: [u8; 2],
     /// The last two bytes of this line (0 for none).
     last: [u8; 2],
+    /// Whether runs are v3 ids, which may be UUIDs.
+    v3: bool,
 }
 
 /// A run that may be an id, with how it was enclosed.
@@ -60,12 +65,30 @@ pub struct Token<'a> {
     quote: Quote,
 }
 
+impl Default for Scanner {
+    /// A scanner for v2 ids.
+    fn default() -> Scanner {
+        Scanner::new(false)
+    }
+}
+
 impl Scanner {
+    /// A scanner for ids of v3 (UUIDs too) or v2.
+    pub fn new(v3: bool) -> Scanner {
+        Scanner {
+            run: [0; RUN_MAX],
+            len: 0,
+            before: [0; 2],
+            last: [0; 2],
+            v3,
+        }
+    }
+
     /// Takes the next byte of the line; a run it ends may be an id.
     pub fn byte(&mut self, b: u8) -> Option<Token<'_>> {
         let before = self.last;
         self.last = [before[1], b];
-        if id_byte(b) {
+        if id_byte(b, self.v3) {
             if self.len == 0 {
                 self.before = before;
             }
@@ -88,7 +111,8 @@ impl Scanner {
     /// is one an id can have.
     fn end(&mut self, after: Option<u8>) -> Option<Token<'_>> {
         let len = std::mem::take(&mut self.len);
-        if !(RUN_MIN..=RUN_MAX).contains(&len) {
+        let longest = if self.v3 { RUN_MAX } else { RUN_MAX_V2 };
+        if !(RUN_MIN..=longest).contains(&len) {
             return None;
         }
         let quote = match (self.before, after) {

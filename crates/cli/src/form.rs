@@ -220,7 +220,8 @@ pub fn find_in(input: &[u8], kind: Option<Kind>, form: Option<Form>, v3: bool) -
 /// length, so nothing is tried in turn: 16 characters are a sortable
 /// string (global unless `--as l`), 36 a UUID (a 128-bit id), 11, 17 and
 /// 22 base62 (local, global, 128-bit), 24 and 32 hex (global, 128-bit;
-/// 16 hex digits need `--from hex`), 19 or 20 digits an int (local), and
+/// 16 hex digits need `--from hex`), other runs of up to 20 digits an int
+/// (local), and
 /// a JSON string is read as the id its contents are.
 pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
     let form = match form {
@@ -231,11 +232,11 @@ pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result
             36 => Form::Uuid,
             11 | 17 | 22 => Form::Base62,
             24 | 32 => Form::Hex,
-            19 | 20 if input.iter().all(u8::is_ascii_digit) => Form::Int,
+            1..=20 if input.iter().all(u8::is_ascii_digit) => Form::Int,
             len => {
                 return Err(format!(
                     "not a v3 id form: {}, expected a 16-character string, a 36-character \
-                     UUID, 11, 17 or 22 base62 digits, 16, 24 or 32 hex digits, 19 or 20 \
+                     UUID, 11, 17 or 22 base62 digits, 16, 24 or 32 hex digits, up to 20 \
                      decimal digits or a JSON string (see --from)",
                     characters(len)
                 ));

@@ -60,7 +60,7 @@ impl<W: Write> Inspect<'_, W> {
     fn stdin(&mut self) -> Result<(), Fail> {
         let mut stdin = BufReader::with_capacity(64 * 1024, io::stdin().lock());
         let mut line = Line::default();
-        let mut scanner = Scanner::default();
+        let mut scanner = Scanner::new(self.args.v3);
         loop {
             // Before waiting for more input, show what is done (pipes that
             // trickle, `tail -f`, or a person typing).
@@ -107,7 +107,7 @@ impl<W: Write> Inspect<'_, W> {
         if !self.args.extract {
             return self.describe(text.trim_ascii());
         }
-        let mut scanner = Scanner::default();
+        let mut scanner = Scanner::new(self.args.v3);
         for &b in text {
             self.found(scanner.byte(b))?;
         }

@@ -6,7 +6,7 @@ mod common;
 
 use std::thread;
 
-use common::{Run, check_each, guid, guid_stdin};
+use common::{check_each, check_vectors as check, guid, guid_stdin, vector_hex as hex};
 use serde_json::{Value, json};
 
 const VECTORS: &str = concat!(
@@ -50,12 +50,6 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-/// A vector number: a `0x` hex string.
-fn hex(v: &Value) -> u64 {
-    let s = v.as_str().expect("a hex string");
-    u64::from_str_radix(s.strip_prefix("0x").expect("0x prefix"), 16).expect("hex number")
-}
-
 /// Nanoseconds written as the decimal seconds a user would type.
 fn seconds(ns: i64) -> String {
     let sign = if ns < 0 { "-" } else { "" };
@@ -85,22 +79,6 @@ fn expected(go: &Value, local: bool) -> Value {
         "base62": go["base62"],
         "json": go["json"],
     })
-}
-
-/// Checks a run printed, line by line, the objects of `expect`, minus the
-/// `time` text (Go prints none; RFC 3339 is checked elsewhere).
-fn check(what: &str, run: &Run, expect: &[(u64, Value)]) {
-    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{what}");
-    let got = run.objects();
-    assert_eq!(got.len(), expect.len(), "{what}: one object per id");
-    for (mut got, (id, want)) in got.into_iter().zip(expect) {
-        let time = got.as_object_mut().and_then(|o| o.remove("time"));
-        assert!(
-            time.as_ref().is_some_and(Value::is_string),
-            "{what}, case {id}"
-        );
-        assert_eq!(&got, want, "{what}, case {id}");
-    }
 }
 
 /// `compose` with each case's parts prints Go's global and local id.

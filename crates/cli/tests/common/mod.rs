@@ -6,6 +6,8 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use serde_json::Value;
+
 /// What a run of the command left behind.
 #[derive(Debug)]
 pub struct Run {
@@ -177,4 +179,27 @@ pub fn check_each(inputs: &[(String, serde_json::Value)], flags: &[&str], run: &
     assert_eq!(errors.next(), None, "{flags:?}: no more errors");
     assert_eq!(run.code, if refused > 0 { 3 } else { 0 }, "{run:?}");
     refused
+}
+
+/// A vector number: a `0x` hex string.
+pub fn vector_hex(v: &Value) -> u64 {
+    let s = v.as_str().expect("a hex string");
+    u64::from_str_radix(s.strip_prefix("0x").expect("0x prefix"), 16).expect("hex number")
+}
+
+/// Checks a vector test's run printed, line by line, the objects of
+/// `expect`, minus the `time` text (Go prints none; RFC 3339 is checked
+/// elsewhere).
+pub fn check_vectors(what: &str, run: &Run, expect: &[(u64, Value)]) {
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{what}");
+    let got = run.objects();
+    assert_eq!(got.len(), expect.len(), "{what}: one object per id");
+    for (mut got, (id, want)) in got.into_iter().zip(expect) {
+        let time = got.as_object_mut().and_then(|o| o.remove("time"));
+        assert!(
+            time.as_ref().is_some_and(Value::is_string),
+            "{what}, case {id}"
+        );
+        assert_eq!(&got, want, "{what}, case {id}");
+    }
 }
