@@ -10,7 +10,7 @@ use crate::output::{self, Cut, Fail, Quoted, Status};
 use crate::report::Report;
 
 /// The longest line of standard input read as an id. No form is longer
-/// than 24 characters; the rest is room for indentation and padding. A
+/// than 38 characters (the JSON of a v3 UUID); the rest is room for indentation and padding. A
 /// longer line is reported as a bad id without being held in memory.
 pub const LINE_MAX: usize = 1024;
 
@@ -91,7 +91,7 @@ impl<W: Write> Inspect<'_, W> {
         }
         if line.len > LINE_MAX as u64 {
             output::error(format_args!(
-                "invalid id {}: line too long: an id has at most 24 characters, \
+                "invalid id {}: line too long: an id has at most 38 characters, \
                  and a line over {LINE_MAX} bytes is skipped",
                 Cut(line.head.trim_ascii_start(), line.len)
             ));
