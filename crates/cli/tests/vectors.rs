@@ -6,7 +6,7 @@ mod common;
 
 use std::thread;
 
-use common::{check_each, check_vectors as check, guid, guid_stdin, vector_hex as hex};
+use common::{check_each, check_vectors as check, guid, guid_stdin, seconds, vector_hex as hex};
 use serde_json::{Value, json};
 
 const VECTORS: &str = concat!(
@@ -48,21 +48,6 @@ fn cases() -> Vec<Case> {
         .collect();
     assert_eq!(cases.len(), 300, "every id case of the vectors");
     cases
-}
-
-/// Nanoseconds written as the decimal seconds a user would type.
-fn seconds(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let (whole, frac) = (
-        ns.unsigned_abs() / 1_000_000_000,
-        ns.unsigned_abs() % 1_000_000_000,
-    );
-    if frac == 0 {
-        format!("{sign}{whole}")
-    } else {
-        let frac = format!("{frac:09}");
-        format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
-    }
 }
 
 /// The object Go's output of one id (`g` or `l` of a case) says `guid`

@@ -6,7 +6,7 @@ mod common;
 
 use std::thread;
 
-use common::{check_vectors as check, guid, guid_stdin, vector_hex as hex};
+use common::{check_vectors as check, guid, guid_stdin, seconds, vector_hex as hex};
 use serde_json::{Value, json};
 
 const VECTORS: &str = concat!(
@@ -173,4 +173,19 @@ fn inspect_from_v2_gives_gos_conversion() {
         }
     }
     assert!(n > 0, "some convertible cases");
+}
+
+/// `compose --v3 --drift SECS` picks Go's `DriftOf` code for every budget
+/// of the vectors.
+#[test]
+fn drift_seconds_pick_gos_codes() {
+    let text = std::fs::read_to_string(VECTORS).expect("the vector file");
+    let data: Value = serde_json::from_str(&text).expect("vector JSON");
+    for c in data["drift_of"].as_array().expect("drift_of[]") {
+        let ns: i64 = c["budget_ns"].as_str().expect("ns").parse().expect("i64");
+        let drift = format!("--drift={}", seconds(ns));
+        let run = guid(["compose", "--v3", "--time", "0", &drift]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{drift}");
+        assert_eq!(run.objects()[0]["drift"], c["code"], "{drift}");
+    }
 }

@@ -203,3 +203,18 @@ pub fn check_vectors(what: &str, run: &Run, expect: &[(u64, Value)]) {
         assert_eq!(&got, want, "{what}, case {id}");
     }
 }
+
+/// Nanoseconds written as the decimal seconds a user would type.
+pub fn seconds(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let (whole, frac) = (
+        ns.unsigned_abs() / 1_000_000_000,
+        ns.unsigned_abs() % 1_000_000_000,
+    );
+    if frac == 0 {
+        format!("{sign}{whole}")
+    } else {
+        let frac = format!("{frac:09}");
+        format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
+    }
+}
