@@ -58,7 +58,7 @@ const STATUS_GEN: &str = concat!(
     status!(usage)
 );
 
-/// Generate, inspect and compose k-ordered ids (96-bit global, 64-bit local).
+/// Generate, inspect and compose k-ordered ids (96-bit global, 64-bit local; with --v3 also 128-bit UUIDv8).
 ///
 /// Without a command, `guid` prints one fresh global id, as `guid gen` does.
 #[derive(Parser, Debug)]
