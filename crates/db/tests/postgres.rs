@@ -23,6 +23,19 @@ async fn connect(server: &support::Postgres) -> tokio_postgres::Client {
     db
 }
 
+/// Stores local ids in both of their columns: bytes (`l`) and the signed
+/// integer (`li`).
+async fn store_local(db: &tokio_postgres::Client, ids: &[Luid]) {
+    for id in ids {
+        db.execute("INSERT INTO l VALUES ($1)", &[id])
+            .await
+            .unwrap();
+        db.execute("INSERT INTO li VALUES ($1)", &[&id.to_i64()])
+            .await
+            .unwrap();
+    }
+}
+
 const TABLES: &str = "
     CREATE TABLE g (id BYTEA PRIMARY KEY);
     CREATE TABLE l (id BYTEA PRIMARY KEY);
@@ -45,14 +58,7 @@ fn tokio_postgres_keeps_ids_and_their_order() {
                 .await
                 .unwrap();
         }
-        for id in &l {
-            db.execute("INSERT INTO l VALUES ($1)", &[id])
-                .await
-                .unwrap();
-            db.execute("INSERT INTO li VALUES ($1)", &[&id.to_i64()])
-                .await
-                .unwrap();
-        }
+        store_local(&db, &l).await;
 
         let rows = db.query("SELECT id FROM g ORDER BY id", &[]).await.unwrap();
         let back: Vec<Guid> = rows.iter().map(|r| r.get(0)).collect();
@@ -83,14 +89,7 @@ fn tokio_postgres_range_queries_by_time() {
         let db = connect(&server).await;
         db.batch_execute(TABLES).await.unwrap();
         let (ids, t) = timeline();
-        for id in &ids {
-            db.execute("INSERT INTO l VALUES ($1)", &[id])
-                .await
-                .unwrap();
-            db.execute("INSERT INTO li VALUES ($1)", &[&id.to_i64()])
-                .await
-                .unwrap();
-        }
+        store_local(&db, &ids).await;
         let since = Luid::from_time(t, guid::Drift::DEFAULT);
         let expected = made_since(&ids, t);
         assert!(!expected.is_empty() && expected.len() < ids.len());

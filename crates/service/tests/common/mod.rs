@@ -169,18 +169,29 @@ pub struct ChildServer {
     reader: Option<JoinHandle<()>>,
 }
 
+/// Spawns the `guid-serve` binary listening on `listen` with `args`, its
+/// standard error piped back.
+fn spawn(
+    listen: &str,
+    args: &[&str],
+    setup: impl FnOnce(&mut Command),
+) -> (std::process::Child, std::process::ChildStderr) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
+    cmd.args(["-l", listen]).args(args);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    setup(&mut cmd);
+    let mut child = cmd.spawn().expect("spawn guid-serve");
+    let stderr = child.stderr.take().expect("piped stderr");
+    (child, stderr)
+}
+
 impl ChildServer {
     /// Starts the `guid-serve` binary with `args` (plus `-l 127.0.0.1:0`),
     /// reading its address from the start line on stderr.
     pub fn binary(args: &[&str], setup: impl FnOnce(&mut Command)) -> ChildServer {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
-        cmd.args(["-l", "127.0.0.1:0"]).args(args);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        setup(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn guid-serve");
-        let stderr = child.stderr.take().unwrap();
+        let (child, stderr) = spawn("127.0.0.1:0", args, setup);
         ChildServer::watch(
             child,
             stderr,
@@ -199,14 +210,7 @@ impl ChildServer {
         let addr = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
-        cmd.args(["-l", &addr.to_string()]).args(args);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        setup(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn guid-serve");
-        let stderr = child.stderr.take().unwrap();
+        let (child, stderr) = spawn(&addr.to_string(), args, setup);
         let server = ChildServer::watch(child, stderr, move |_| None, Some(addr));
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(addr).is_err() {
