@@ -115,6 +115,34 @@ impl NodeLease {
         Ok(())
     }
 
+    /// Revokes the lease as [`NodeLease::release`] does, after lowering
+    /// the stored horizon to `last`: the time of the last id that any
+    /// clock of this lease issued (for a flake clock, its
+    /// [`last_time`](guid::flake::Clock::last_time)). The next holder then
+    /// starts right after that id rather than after the whole reserve, so
+    /// restarts do not push ids ahead of the clock. The horizon never goes
+    /// below where this lease started, and stays where it was if etcd
+    /// changed it meanwhile or cannot be reached (the safe side).
+    ///
+    /// The clocks stop first; a `last` earlier than an id they issued
+    /// would let the next holder repeat it.
+    pub async fn release_after(self, last: SystemTime) -> Result<()> {
+        if self.holding.validity.forked() {
+            return Err(Error::Forked);
+        }
+        self.holding.validity.release();
+        self.task.abort();
+        let last = guid::unix_nanos(last).max(self.not_before);
+        let lowered = self.holding.lower(last).await;
+        let mut client = self.holding.client.clone();
+        timed(
+            self.holding.timing.timeout,
+            client.lease_revoke(self.holding.lease),
+        )
+        .await?;
+        lowered
+    }
+
     pub(crate) fn validity(&self) -> &Arc<Validity> {
         &self.holding.validity
     }
@@ -567,6 +595,39 @@ impl Holding {
             }
         }
         Err(Error::Timeout)
+    }
+}
+
+impl Holding {
+    /// Stores `horizon` in the fence key, only if the claim is still this
+    /// lease's and the fence is as this holder last saw it.
+    async fn lower(&self, horizon: u64) -> Result<()> {
+        let limit = self.timing.timeout;
+        let fence = match tokio::time::timeout(limit, self.fence.lock()).await {
+            Ok(fence) => *fence,
+            Err(_) => return Err(Error::Timeout),
+        };
+        if horizon >= fence.horizon {
+            return Ok(());
+        }
+        let claim = self.keys.claim(self.node);
+        let fence_key = self.keys.fence(self.node);
+        let txn = Txn::new()
+            .when([
+                Compare::lease(claim, CompareOp::Equal, self.lease),
+                Compare::mod_revision(fence_key.clone(), CompareOp::Equal, fence.revision),
+            ])
+            .and_then([TxnOp::put(
+                fence_key,
+                keys::value(horizon, &self.holder),
+                None,
+            )]);
+        let mut client = self.client.clone();
+        let response = timed(limit, client.txn(txn)).await?;
+        match response.succeeded() {
+            true => Ok(()),
+            false => Err(Error::Lost),
+        }
     }
 }
 

@@ -45,7 +45,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ID", conflicts_with_all = ["datacenter", "worker"])]
     pub node: Option<u64>,
 
-    /// Issue no id at or before this Unix time in milliseconds.
+    /// Issue no id at or before this Unix time in milliseconds: after 2001
+    /// and at most an hour ahead (the server waits for it before serving).
     #[arg(short = 't', value_name = "MS")]
     pub not_before_ms: Option<u64>,
 

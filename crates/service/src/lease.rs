@@ -257,19 +257,26 @@ async fn release(shared: Arc<Shared>) {
         return warn!("lease still in use: left to expire");
     };
     let flake = shared.flake.into_inner().unwrap_or_else(|e| e.into_inner());
-    let lease = match Arc::try_unwrap(flake) {
+    let held = match Arc::try_unwrap(flake) {
         Ok(FlakeClock::Leased { clock, lease }) => {
+            // Every 64-bit id of this lease is at or before it.
+            let last = clock.clock().last_time();
             drop(clock);
-            Arc::try_unwrap(lease).ok()
+            Arc::try_unwrap(lease).ok().map(|lease| (lease, last))
         }
         _ => None,
     };
-    let Some(lease) = lease else {
+    let Some((lease, last)) = held else {
         return warn!("lease still in use: left to expire");
     };
     let node = lease.node();
-    match lease.release().await {
-        Ok(()) => info!(node, "lease of node {node} released"),
+    let at = guid::unix_nanos(last);
+    match lease.release_after(last).await {
+        Ok(()) => info!(
+            node,
+            horizon = at,
+            "lease of node {node} released; its next holder starts after Unix ns {at}, the last id"
+        ),
         Err(e) => warn!(
             node,
             error = %e,

@@ -254,7 +254,7 @@ pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
         return Err("starting: the clocks are not ready".into());
     };
     match shared.phase() {
-        Phase::Starting => return Err("starting: not accepting yet".into()),
+        Phase::Starting => return Err(shared.starting()),
         Phase::Stopping => return Err("shutting down".into()),
         Phase::Serving => {}
     }

@@ -109,8 +109,9 @@ async fn serve(
     // Health checks answer from now on: not ready until serving.
     let monitor = metrics.map(Monitor::start).transpose()?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
-    let horizon = open_horizon(&config, &*time, checked.not_before)?;
-    let (flake, global) = clocks(&config, &time, horizon.as_ref(), checked.not_before)?;
+    let not_before = start_after(&config, checked.not_before, time.now());
+    let horizon = open_horizon(&config, &*time, not_before)?;
+    let (flake, global) = clocks(&config, &time, horizon.as_ref(), not_before)?;
     // With --etcd, the 64-bit node id is leased here, kept while serving
     // and released at the end.
     #[cfg(feature = "etcd")]
@@ -118,12 +119,7 @@ async fn serve(
     #[cfg(not(feature = "etcd"))]
     let flake = crate::clock::FlakeClock::Plain(flake.build()?);
     let shared = Arc::new(Shared::new(
-        &config,
-        flake,
-        global,
-        horizon,
-        time,
-        checked.not_before,
+        &config, flake, global, horizon, time, not_before,
     ));
 
     // Polled once before the start line, so that the signal handlers it
@@ -137,7 +133,7 @@ async fn serve(
         &global_listener,
         monitor.as_ref(),
         &config,
-        checked.not_before,
+        not_before,
     );
 
     let mut server = Server::new(Arc::clone(&shared), flake_listener, global_listener);
@@ -146,7 +142,11 @@ async fn serve(
     if let Some(monitor) = &monitor {
         monitor.watch(Arc::clone(&shared));
     }
-    if !stopped_early {
+    if !stopped_early
+        && server
+            .wait_to_start(until(&shared, not_before), &mut shutdown)
+            .await
+    {
         shared.set_phase(Phase::Serving);
         server.accept(shutdown).await;
     }
@@ -160,6 +160,31 @@ async fn serve(
         lease.release(shared).await;
     }
     result
+}
+
+/// The time this run's ids start after (Unix ns): the later of `-t` and
+/// the state file's horizon (`checked`). When neither a state file nor a
+/// lease says where the previous run's ids ended, they may have run up to
+/// its max lead past its last moment, which is before `now`: so after
+/// `now` plus the max lead.
+fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
+    let told = checked.is_some() || config.etcd.is_some();
+    if told {
+        return checked;
+    }
+    Some(now.saturating_add(guid::nanos(config.max_lead)))
+}
+
+/// When the first id may be issued with no lead (Unix ns): after the start
+/// bound and, with a lease, the previous holder's horizon.
+fn until(shared: &Shared, not_before: Option<u64>) -> u64 {
+    let bound = not_before.unwrap_or(0);
+    #[cfg(feature = "etcd")]
+    if let Some(lease) = shared.flake().lease() {
+        return bound.max(guid::unix_nanos(lease.not_before()));
+    }
+    let _ = shared;
+    bound
 }
 
 /// The id listeners on the runtime; at least one is needed.
@@ -307,6 +332,55 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// Waits, before the first id, until the time source reaches `until`
+    /// (Unix ns), so that ids start with no lead: connections that arrive
+    /// while more than the max lead is left are closed at once (clients go
+    /// to another server, as noeqd's do when its clock is behind), later
+    /// ones wait in the listen queue. `false` if `shutdown` came first.
+    async fn wait_to_start(
+        &mut self,
+        until: u64,
+        shutdown: &mut Pin<&mut impl Future<Output = ()>>,
+    ) -> bool {
+        let shared = Arc::clone(&self.shared);
+        let left = Duration::from_nanos(until.saturating_sub(shared.time.now()));
+        if left.is_zero() {
+            return true;
+        }
+        shared.wait_until(until);
+        info!(
+            until,
+            wait = ?left,
+            "waiting {left:?} before the first id, until Unix ns {until}: ids of the previous run may reach that far"
+        );
+        // Measured on the runtime's clock, so that a time source that does
+        // not move (a test's) cannot keep the server from starting.
+        let end = tokio::time::Instant::now() + left;
+        let hold = shared.flake().max_lead();
+        let refuse_until = end.checked_sub(hold).unwrap_or(end);
+        while tokio::time::Instant::now() < refuse_until {
+            let turned_away = tokio::select! {
+                biased;
+                () = &mut *shutdown => return false,
+                () = tokio::time::sleep_until(refuse_until) => break,
+                r = accept(&self.flake) => r.map(|s| (s, Kind::Flake)),
+                r = accept(&self.global) => r.map(|s| (s, Kind::Global)),
+            };
+            if let Ok((stream, kind)) = turned_away {
+                shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
+                shared.counts.close(Closed::Starting);
+                drop(stream);
+            }
+        }
+        tokio::select! {
+            biased;
+            () = &mut *shutdown => return false,
+            () = tokio::time::sleep_until(end) => {}
+        }
+        shared.wait_until(0);
+        true
     }
 
     /// Serves a new connection: at once in a seat without a token, in the

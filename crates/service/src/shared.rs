@@ -83,10 +83,13 @@ pub(crate) enum Closed {
     /// The leased node id was not confirmed.
     Lease,
     Shutdown,
+    /// Accepted while the server waits out the ids of its previous run:
+    /// told to go elsewhere at once rather than kept waiting.
+    Starting,
 }
 
 impl Closed {
-    pub(crate) const ALL: [Closed; 8] = [
+    pub(crate) const ALL: [Closed; 9] = [
         Closed::Client,
         Closed::Io,
         Closed::Cap,
@@ -95,6 +98,7 @@ impl Closed {
         Closed::Fault,
         Closed::Lease,
         Closed::Shutdown,
+        Closed::Starting,
     ];
 
     /// Its name in metrics.
@@ -108,6 +112,7 @@ impl Closed {
             Closed::Fault => "fault",
             Closed::Lease => "lease",
             Closed::Shutdown => "shutdown",
+            Closed::Starting => "starting",
         }
     }
 }
@@ -213,6 +218,9 @@ pub(crate) struct Shared {
     /// lease), so that the health of the 64-bit ids only grows.
     retired: Mutex<Health>,
     phase: AtomicU8,
+    /// While starting: the Unix ns the server waits for before its first
+    /// id (0: not waiting).
+    waiting_until: AtomicU64,
 }
 
 impl Shared {
@@ -241,6 +249,7 @@ impl Shared {
             counts: Counts::default(),
             retired: Mutex::new(Health::default()),
             phase: AtomicU8::new(Phase::Starting as u8),
+            waiting_until: AtomicU64::new(0),
         }
     }
 
@@ -278,6 +287,24 @@ impl Shared {
 
     pub(crate) fn set_phase(&self, phase: Phase) {
         self.phase.store(phase as u8, Relaxed);
+    }
+
+    /// Records that the server waits for Unix ns `until` before serving.
+    pub(crate) fn wait_until(&self, until: u64) {
+        self.waiting_until.store(until, Relaxed);
+    }
+
+    /// Why the server is not serving yet: its start wait, if any.
+    pub(crate) fn starting(&self) -> String {
+        match self.waiting_until.load(Relaxed) {
+            0 => "starting: not accepting yet".into(),
+            until => {
+                let left = Duration::from_nanos(until.saturating_sub(self.time.now()));
+                format!(
+                    "starting: waiting {left:?} more, until Unix ns {until}, so that no id repeats one issued before the restart"
+                )
+            }
+        }
     }
 
     /// How far the last id of `kind` is ahead of the time source now.

@@ -23,6 +23,13 @@ pub(crate) struct Start {
 
 const NS_PER_MS: u128 = 1_000_000;
 
+/// The earliest `-t` taken, Unix ns (2001-09-09): a smaller value is
+/// seconds or a typo, and would guard nothing.
+const MIN_T_NS: u64 = 1_000_000_000_000 * 1_000_000;
+
+/// How far ahead of now `-t` may be: the server issues no id until then.
+const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
+
 impl Config {
     /// Checks every setting as [`run`](crate::run) does before it serves,
     /// reading the state file if there is one: call it before opening the
@@ -43,7 +50,7 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
     let range = Range::new(config);
     range.check_now(now)?;
     let flag_t = match config.not_before {
-        Some(t) => Some(range.check_t(t)?),
+        Some(t) => Some(range.check_t(t, now)?),
         None => None,
     };
     let saved = match &config.state {
@@ -197,10 +204,24 @@ impl Range {
         Ok(())
     }
 
-    /// `-t`: both clocks can start after it. Returns it in Unix ns.
-    fn check_t(&self, t: SystemTime) -> Result<u64, Error> {
+    /// `-t`: a plausible Unix ms time that both clocks can start after,
+    /// at most [`MAX_T_AHEAD`] past `now`. Returns it in Unix ns.
+    fn check_t(&self, t: SystemTime, now: u64) -> Result<u64, Error> {
         let ns = unix_nanos(t);
-        self.why_not_after(ns).map_or(Ok(ns), |why| {
+        let why = if ns < MIN_T_NS {
+            Some(format!(
+                "is before Unix ms {} (2001): seconds, not milliseconds?",
+                MIN_T_NS / 1_000_000
+            ))
+        } else if ns > now.saturating_add(guid::nanos(MAX_T_AHEAD)) {
+            Some(format!(
+                "is more than {MAX_T_AHEAD:?} ahead of now (Unix ms {}): microseconds, not milliseconds? The server would issue no id until then",
+                now / 1_000_000
+            ))
+        } else {
+            self.why_not_after(ns)
+        };
+        why.map_or(Ok(ns), |why| {
             let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
             Err(Error::Config(format!(
                 "-t {ms} {why}; -t takes Unix milliseconds"
@@ -290,18 +311,28 @@ mod tests {
     }
 
     #[test]
-    fn t_in_microseconds_is_refused() {
+    fn t_in_the_wrong_unit_is_refused() {
         let mut c = config();
-        c.not_before = Some(UNIX_EPOCH + Duration::from_millis(1_700_000_000_000_000));
+        let ms = |ms: u64| Some(UNIX_EPOCH + Duration::from_millis(ms));
+        let now_ms = NOW / 1_000_000;
+        c.not_before = ms(now_ms * 1_000);
         let why = refused(&c);
-        assert!(why.starts_with("-t 1700000000000000 "), "{why}");
-        // Past the 64-bit layout (2080) though within the 96-bit range.
-        c.not_before = Some(UNIX_EPOCH + Duration::from_millis(4_000_000_000_000));
-        assert!(refused(&c).contains("64-bit layout"));
-        c.not_before = Some(UNIX_EPOCH + Duration::from_millis(1_800_000_000_000));
+        assert!(
+            why.starts_with("-t 1700000000000000 is more than 3600s ahead"),
+            "{why}"
+        );
+        c.not_before = ms(now_ms / 1_000);
+        let why = refused(&c);
+        assert!(why.starts_with("-t 1700000000 is before Unix ms"), "{why}");
+        assert!(why.contains("seconds"), "{why}");
+        c.not_before = ms(now_ms + 2 * 3_600_000);
+        assert!(refused(&c).contains("ahead of now"));
+        c.not_before = ms(now_ms + 1_800_000);
+        assert_eq!(check(&c).unwrap().not_before, Some(NOW + 1_800_000_000_000));
+        c.not_before = ms(now_ms - 86_400_000);
         assert_eq!(
             check(&c).unwrap().not_before,
-            Some(1_800_000_000_000_000_000)
+            Some(NOW - 86_400_000_000_000)
         );
     }
 

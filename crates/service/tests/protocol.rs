@@ -24,13 +24,18 @@ fn config() -> Config {
     c
 }
 
-/// N = 1 and N = 2 at a known time: exactly noeqd's bytes.
+/// N = 1 and N = 2 at a known time: exactly noeqd's bytes. (A state file
+/// says the previous run ended a millisecond before, so the server starts
+/// at once rather than after its max lead.)
 #[test]
 fn n1_and_n2_are_noeqd_bytes() {
     let ms = 1_700_000_000_000;
     let time = MockTime::new(ms * MS);
     let mut c = config();
     c.time = Some(std::sync::Arc::new(time.clone()));
+    let state = common::temp_dir("noeqd-bytes").join("state");
+    std::fs::write(&state, format!("{}\n", (ms - 1) * MS)).unwrap();
+    c.state = Some(state);
     let server = Server::start(c);
     let mut s = raw(server.addr);
     s.write_all(&[1]).unwrap();

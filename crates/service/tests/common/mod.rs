@@ -210,6 +210,16 @@ impl ChildServer {
         let addr = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .unwrap();
+        ChildServer::binary_at(addr, args, setup)
+    }
+
+    /// Starts the `guid-serve` binary with `args` on `addr`, once it
+    /// accepts connections there.
+    pub fn binary_at(
+        addr: SocketAddr,
+        args: &[&str],
+        setup: impl FnOnce(&mut Command),
+    ) -> ChildServer {
         let (child, stderr) = spawn(&addr.to_string(), args, setup);
         let server = ChildServer::watch(child, stderr, move |_| None, Some(addr));
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
