@@ -11,13 +11,18 @@
 //! The format is strict, so that a damaged or hand-edited file is refused
 //! rather than read as another time: the decimal digits of a non-zero
 //! number with no leading zero, then one `\n` (a file cut short has none).
+//!
+//! The file is one server's: two servers on one file and node would hand
+//! out the same ids. A server holds an exclusive lock on `FILE.lock` (see
+//! [`lock`]) from its check to its end, and a second one is refused.
 
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, Weak};
 
 use guid::flake::Layout;
 
@@ -42,6 +47,8 @@ pub(crate) struct Horizon {
     /// after a failure, never on the way of a write that succeeds.
     failing: AtomicBool,
     why: Mutex<String>,
+    /// The file is this server's while the horizon lives.
+    _lock: Arc<Lock>,
 }
 
 impl Horizon {
@@ -58,13 +65,16 @@ impl Horizon {
         })
     }
 
-    /// Reserves [`ahead`] past `from` in `path` before anything is issued.
+    /// Reserves [`ahead`] past `from` in `path` before anything is issued,
+    /// holding the file's lock from now on (the one the check of this
+    /// start took, if it did).
     pub(crate) fn create(
         path: PathBuf,
         from: u64,
         span: u64,
         reserve: u64,
     ) -> Result<Horizon, Error> {
+        let lock = hold(&path, true)?;
         let horizon = Horizon {
             path,
             saved: AtomicU64::new(0),
@@ -75,6 +85,7 @@ impl Horizon {
             failures: AtomicU64::new(0),
             failing: AtomicBool::new(false),
             why: Mutex::new(String::new()),
+            _lock: lock,
         };
         horizon
             .reserve(from)
@@ -164,6 +175,190 @@ impl Horizon {
             _ => sync_dir(&self.path),
         }
     }
+}
+
+/// An exclusive `flock` on a state file's lock file, `FILE.lock`, held
+/// until this is dropped. The lock file is never renamed or removed (a
+/// lock on the state file itself would go with each rename over it); it
+/// holds the id of the process that took the lock last.
+pub(crate) struct Lock {
+    _file: File,
+}
+
+/// The state-file locks of this process, by lock file. Locks taken through
+/// two opens of one file conflict even within one process, so a start
+/// takes its lock once: its check ([`lock`]) leaves it here as `pending`
+/// (`Config::check` and `run` both check), and [`Horizon::create`] takes
+/// it over. Another server of this process on the same file finds the
+/// lock held, pending or not.
+struct Held {
+    pending: Option<Arc<Lock>>,
+    lock: Weak<Lock>,
+}
+
+static LOCKS: Mutex<BTreeMap<PathBuf, Held>> = Mutex::new(BTreeMap::new());
+
+/// Takes the lock on the state file `path` for a server about to start, or
+/// finds it taken by an earlier check for the same start: it stays held
+/// for the server's [`Horizon`] (or until the process exits, if no server
+/// follows). Refused while another server, of this process or another,
+/// holds it.
+pub(crate) fn lock(path: &Path) -> Result<(), Error> {
+    hold(path, false).map(drop)
+}
+
+/// The lock on `path`: a pending one (taken over if `claim`), or a new one
+/// (left pending unless `claim`).
+fn hold(path: &Path, claim: bool) -> Result<Arc<Lock>, Error> {
+    let file = lock_path(path);
+    let key = canonical(&file);
+    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(held) = locks.get_mut(&key) {
+        if let Some(lock) = &held.pending {
+            let lock = Arc::clone(lock);
+            if claim {
+                held.pending = None;
+            }
+            return Ok(lock);
+        }
+        if held.lock.strong_count() > 0 {
+            return Err(state_error(
+                path,
+                format!(
+                    "another server in this process holds it (the lock on {}); two servers on one state file would hand out the same ids",
+                    file.display()
+                ),
+            ));
+        }
+    }
+    let lock = Arc::new(Lock::take(path, &file)?);
+    let pending = (!claim).then(|| Arc::clone(&lock));
+    let held = Held {
+        pending,
+        lock: Arc::downgrade(&lock),
+    };
+    locks.insert(key, held);
+    Ok(lock)
+}
+
+impl Lock {
+    /// Opens (creating it) and locks `file`, the lock file of `path`.
+    fn take(path: &Path, file: &Path) -> Result<Lock, Error> {
+        let mut f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(file)
+            .map_err(|e| {
+                state_error(
+                    path,
+                    format!("cannot open its lock file {}: {e}", file.display()),
+                )
+            })?;
+        match try_lock(&f) {
+            Ok(true) => {}
+            Ok(false) => {
+                let mut text = String::new();
+                let holder = match (&f).take(24).read_to_string(&mut text) {
+                    Ok(_) => match text.trim_end().parse::<u32>() {
+                        Ok(pid) => format!(" (process {pid})"),
+                        Err(_) => String::new(),
+                    },
+                    Err(_) => String::new(),
+                };
+                return Err(state_error(
+                    path,
+                    format!(
+                        "another server holds it{holder}, through the lock on {}; two servers on one state file would hand out the same ids",
+                        file.display()
+                    ),
+                ));
+            }
+            Err(e) => {
+                return Err(state_error(
+                    path,
+                    format!("cannot lock {}: {e}", file.display()),
+                ));
+            }
+        }
+        // For whoever finds it held; the lock works without it.
+        let _ = f
+            .set_len(0)
+            .and_then(|()| f.write_all(format!("{}\n", std::process::id()).as_bytes()));
+        Ok(Lock { _file: f })
+    }
+}
+
+/// `FILE.lock`, next to the state file `FILE`.
+fn lock_path(path: &Path) -> PathBuf {
+    let mut file = path.as_os_str().to_owned();
+    file.push(".lock");
+    PathBuf::from(file)
+}
+
+/// `file` with its directory resolved, so that two spellings of one file
+/// are one key; as it is if the directory cannot be resolved.
+fn canonical(file: &Path) -> PathBuf {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return file.to_owned();
+    };
+    let dir = match dir.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => dir,
+    };
+    fs::canonicalize(dir).map_or_else(|_| file.to_owned(), |dir| dir.join(name))
+}
+
+fn state_error(path: &Path, why: String) -> Error {
+    Error::State {
+        path: path.to_owned(),
+        why,
+    }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: whether the lock was free (and is now
+/// held through `file`).
+#[cfg(target_os = "linux")]
+fn try_lock(file: &File) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor `file` owns.
+    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } {
+        0 => Ok(true),
+        _ => match io::Error::last_os_error() {
+            e if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            e => Err(e),
+        },
+    }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)` (the crate has libc on Linux only; the
+/// values are those of the BSDs and macOS too).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn try_lock(file: &File) -> io::Result<bool> {
+    use std::ffi::c_int;
+    use std::os::fd::AsRawFd;
+    unsafe extern "C" {
+        fn flock(fd: c_int, operation: c_int) -> c_int;
+    }
+    const LOCK_EX: c_int = 2;
+    const LOCK_NB: c_int = 4;
+    // SAFETY: flock on a descriptor `file` owns.
+    match unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } {
+        0 => Ok(true),
+        _ => match io::Error::last_os_error() {
+            e if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            e => Err(e),
+        },
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &File) -> io::Result<bool> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "locking the state file needs Unix",
+    ))
 }
 
 /// How far one reply can carry the ids of a clock past its time, in ns:
@@ -302,5 +497,39 @@ mod tests {
         h.finish(0).unwrap();
         assert_eq!(Horizon::load(&path).unwrap(), None);
         h.finish(0).unwrap();
+    }
+
+    /// The lock a check takes is the one its server's horizon holds; no
+    /// other server, in this process or through another open of the lock
+    /// file, gets it until that horizon is dropped.
+    #[test]
+    fn one_server_per_state_file() {
+        let path = temp("locked");
+        let again = path.parent().unwrap().join(".").join("state");
+        lock(&path).unwrap(); // Config::check
+        lock(&again).unwrap(); // and run's own check
+        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        let refused = |r: Result<(), Error>| match r {
+            Err(e @ Error::State { .. }) => assert!(
+                e.to_string().contains("another server in this process"),
+                "{e}"
+            ),
+            r => panic!("{:?}", r.map_err(|e| e.to_string())),
+        };
+        refused(lock(&path));
+        refused(Horizon::create(again.clone(), 1_000, 10, 500).map(drop));
+        let other = File::options()
+            .read(true)
+            .write(true)
+            .open(lock_path(&path))
+            .unwrap();
+        assert!(!try_lock(&other).unwrap());
+        drop(h);
+        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        assert!(!try_lock(&other).unwrap());
+        drop(h);
+        assert!(try_lock(&other).unwrap());
+        drop(other);
+        lock(&path).unwrap();
     }
 }

@@ -54,13 +54,20 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
         None => None,
     };
     let saved = match &config.state {
-        Some(path) => match Horizon::load(path)? {
-            Some(ns) => Some(range.check_state(path, ns)?),
-            None => {
-                check_dir(path)?;
-                None
+        Some(path) => {
+            // The file is judged before anything is created next to it.
+            if let Some(ns) = Horizon::load(path)? {
+                range.check_state(path, ns)?;
             }
-        },
+            check_dir(path)?;
+            horizon::lock(path)?;
+            // Read again under the lock: a server that held it until now
+            // may have moved the horizon on since.
+            match Horizon::load(path)? {
+                Some(ns) => Some(range.check_state(path, ns)?),
+                None => None,
+            }
+        }
         None => None,
     };
     Ok(Start {
@@ -68,7 +75,7 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
     })
 }
 
-/// A state file yet to be written: its directory must be there.
+/// The state file's directory must be there.
 fn check_dir(path: &Path) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,

@@ -1,0 +1,107 @@
+//! The state file belongs to one server: a second server on it is refused,
+//! saves never go through a path another writer could share, and what is
+//! read from `--state` is a small regular file in a directory the server
+//! can write. Every refusal comes before listening: exit 2 and one line
+//! naming `--state`.
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{ChildServer, ask, raw, temp_dir, wait_for};
+
+/// The address space a refused server may use: a server that reads a file
+/// without bound fails here instead of taking the machine's memory.
+const MEMORY: u64 = 2 << 30;
+
+/// Runs the binary with `--state state` on addresses this process holds
+/// (had it listened, it would fail there: exit 1, "listen on"), its address
+/// space capped at [`MEMORY`] and killed after 10 s; expects the refusal
+/// and returns its one line and how long the binary ran.
+fn refused(state: &Path) -> (String, Duration) {
+    let flake = TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
+    cmd.args(["-l", &flake.local_addr().unwrap().to_string()])
+        .arg("--state")
+        .arg(state)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe, and only the child's limit
+    // changes.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: MEMORY,
+                rlim_max: MEMORY,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("spawn guid-serve");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stderr.read_to_string(&mut out);
+        out
+    });
+    let status = wait_for(&mut child, Duration::from_secs(10));
+    let took = started.elapsed();
+    let err = reader.join().unwrap();
+    drop(flake);
+    let what = format!("--state {}", state.display());
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(2),
+        "{what}: {status:?} after {took:?}: {err}"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{what}: one line, not {err:?}");
+    assert!(
+        lines[0].starts_with(&format!("error: {what}: ")),
+        "{what}: {err}"
+    );
+    (lines[0].to_owned(), took)
+}
+
+/// Two servers on one state file and node would hand out the same ids:
+/// the second is refused before it listens, as long as the first runs,
+/// and the file is free again once the first has stopped.
+#[test]
+fn a_second_server_on_one_state_file_is_refused_while_the_first_runs() {
+    let dir = temp_dir("state-file-twice");
+    let state = dir.join("state");
+    let path = state.to_str().unwrap();
+    let args = ["-d", "1", "-w", "1", "--state", path];
+    let mut first = ChildServer::binary(&args, |_| {});
+    assert_eq!(ask(&mut raw(first.addr), 10).len(), 10);
+
+    let (line, _) = refused(&state);
+    assert!(line.contains("another server"), "{line}");
+    assert!(line.contains(&format!("{path}.lock")), "{line}");
+    // The refused one took nothing from the first.
+    assert_eq!(ask(&mut raw(first.addr), 10).len(), 10);
+    assert!(first.terminate().success());
+    let saved = std::fs::read_to_string(&state).unwrap();
+
+    let mut next = ChildServer::binary(&args, |_| {});
+    let ids = ask(&mut raw(next.addr), 10);
+    assert!(next.terminate().success());
+    let after: u64 = std::fs::read_to_string(&state)
+        .unwrap()
+        .trim_end()
+        .parse()
+        .unwrap();
+    assert!(after > saved.trim_end().parse::<u64>().unwrap());
+    assert_eq!(ids.len(), 10);
+}
