@@ -403,18 +403,40 @@ fn parse(bytes: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| format!("{:?} is past the largest Unix nanosecond time", shown()))
 }
 
-/// Writes `ns` to a temporary file, fsyncs it, renames it over `path` and
-/// fsyncs the directory: the file is always either the old or the new one.
+/// Writes `ns` to a new temporary file next to `path`, fsyncs it, renames
+/// it over `path` and fsyncs the directory: the file is always either the
+/// old or the new one. A failed write removes its temporary file.
 fn write_atomically(path: &Path, ns: u64) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let mut file = File::create(&tmp)?;
-    file.write_all(format!("{ns}\n").as_bytes())?;
-    file.sync_all()?;
+    let (tmp, mut file) = create_temp(path)?;
+    let written = file
+        .write_all(format!("{ns}\n").as_bytes())
+        .and_then(|()| file.sync_all());
     drop(file);
-    fs::rename(&tmp, path)?;
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     sync_dir(path)
+}
+
+/// A temporary file next to `path`, `FILE.PID-N.tmp`, that did not exist
+/// before (`O_EXCL`: never a file or link already there), so that no two
+/// writers share one, and nothing else is written through it.
+fn create_temp(path: &Path) -> io::Result<(PathBuf, File)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut taken = None;
+    for _ in 0..64 {
+        let mut tmp = path.as_os_str().to_owned();
+        let n = NEXT.fetch_add(1, Relaxed);
+        tmp.push(format!(".{}-{n}.tmp", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => taken = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(taken.expect("tried"))
 }
 
 /// Fsyncs the directory of `path`, so that a rename or removal in it lasts.

@@ -105,3 +105,35 @@ fn a_second_server_on_one_state_file_is_refused_while_the_first_runs() {
     assert!(after > saved.trim_end().parse::<u64>().unwrap());
     assert_eq!(ids.len(), 10);
 }
+
+/// Saves go through a temporary file of their own, created anew: a
+/// `state.tmp` already there (here a link to another file) is neither
+/// written through nor moved, and no temporary file is left behind.
+#[test]
+fn saves_never_write_through_a_fixed_temporary_file() {
+    let dir = temp_dir("state-file-tmp");
+    let state = dir.join("state");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "not the server's\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("state.tmp")).unwrap();
+
+    let mut server = ChildServer::binary(&["--state", state.to_str().unwrap()], |_| {});
+    assert_eq!(ask(&mut raw(server.addr), 10).len(), 10);
+    assert!(server.terminate().success());
+
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not the server's\n"
+    );
+    assert_eq!(std::fs::read_link(dir.join("state.tmp")).unwrap(), victim);
+    let meta = std::fs::symlink_metadata(&state).unwrap();
+    assert!(meta.is_file(), "{meta:?}");
+    let saved = std::fs::read_to_string(&state).unwrap();
+    assert!(saved.trim_end().parse::<u64>().is_ok(), "{saved:?}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["state", "state.lock", "state.tmp", "victim"]);
+}
