@@ -54,15 +54,12 @@ pub(crate) struct Horizon {
 impl Horizon {
     /// The horizon saved in `path`, `None` if there is no file yet.
     pub(crate) fn load(path: &Path) -> Result<Option<u64>, Error> {
-        let bytes = match fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(format!("read {}", path.display()), e)),
-        };
-        parse(&bytes).map(Some).map_err(|why| Error::State {
-            path: path.to_owned(),
-            why,
-        })
+        match read_small(path) {
+            Ok(Some(bytes)) => parse(&bytes).map(Some),
+            Ok(None) => Ok(None),
+            Err(why) => Err(why),
+        }
+        .map_err(|why| state_error(path, why))
     }
 
     /// Reserves [`ahead`] past `from` in `path` before anything is issued,
@@ -376,6 +373,89 @@ pub(crate) fn ahead(span: u64, reserve: u64) -> u64 {
     reserve.max(span.saturating_mul(2))
 }
 
+/// The most of a state file that is read: a horizon is at most 21 bytes
+/// (`u64::MAX` in decimal and a newline); a file longer than this is
+/// damaged, and is refused without being read.
+const MAX_READ: u64 = 64;
+
+/// The bytes of the regular file `path`, `None` if there is none: never
+/// more than [`MAX_READ`], and nothing but a regular file is read (a
+/// device may have no end, a FIFO no writer) or even opened.
+fn read_small(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let unreadable = |e: io::Error| format!("cannot read it: {e}");
+    match fs::metadata(path) {
+        Ok(meta) => regular(&meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    }
+    let mut options = OpenOptions::new();
+    options.read(true);
+    // Something else put there since cannot block the open (a FIFO) or
+    // become the terminal of the process.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    regular(&file.metadata().map_err(unreadable)?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_READ + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_READ {
+        return Err(format!(
+            "is more than {MAX_READ} bytes (it grew while read); a horizon is at most 21"
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// A regular file short enough to be a horizon.
+fn regular(meta: &fs::Metadata) -> Result<(), String> {
+    if !meta.is_file() {
+        return Err(format!(
+            "is a {}, not a regular file; expected Unix nanoseconds and one newline",
+            kind(meta.file_type())
+        ));
+    }
+    if meta.len() > MAX_READ {
+        return Err(format!(
+            "is {} bytes; a horizon is at most 21 (Unix nanoseconds and one newline)",
+            meta.len()
+        ));
+    }
+    Ok(())
+}
+
+/// What a file that is not a regular file is.
+fn kind(t: fs::FileType) -> &'static str {
+    if t.is_dir() {
+        return "directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        }
+        if t.is_char_device() {
+            return "character device";
+        }
+        if t.is_block_device() {
+            return "block device";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+    }
+    "special file"
+}
+
 /// The state file's one line: see the module's docs.
 fn parse(bytes: &[u8]) -> Result<u64, String> {
     let shown = || String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
@@ -509,6 +589,26 @@ mod tests {
         assert_eq!(Horizon::load(&path).unwrap(), Some(42));
         fs::write(&path, "18446744073709551615\n").unwrap();
         assert_eq!(Horizon::load(&path).unwrap(), Some(u64::MAX));
+    }
+
+    /// Only a short regular file is read.
+    #[test]
+    fn reads_only_a_short_regular_file() {
+        let path = temp("kinds");
+        let why = |p: &Path| match Horizon::load(p) {
+            Err(Error::State { why, .. }) => why,
+            r => panic!("{:?}", r.map_err(|e| e.to_string())),
+        };
+        assert!(why(Path::new("/dev/zero")).starts_with("is a character device,"));
+        assert!(why(path.parent().unwrap()).starts_with("is a directory,"));
+        fs::write(&path, [b'1'; 65]).unwrap();
+        assert!(why(&path).starts_with("is 65 bytes;"), "{}", why(&path));
+        let mut longest = vec![b'1'; 63];
+        longest.push(b'\n');
+        fs::write(&path, &longest).unwrap();
+        assert!(why(&path).contains("past the largest"), "{}", why(&path));
+        let file = path.join("state");
+        assert!(why(&file).starts_with("cannot read it: "), "{}", why(&file));
     }
 
     #[test]

@@ -137,3 +137,41 @@ fn saves_never_write_through_a_fixed_temporary_file() {
     names.sort();
     assert_eq!(names, ["state", "state.lock", "state.tmp", "victim"]);
 }
+
+/// A device, a FIFO or a directory is no state file: refused at once,
+/// without reading (`/dev/zero` has no end, a FIFO no writer).
+#[test]
+fn what_is_not_a_regular_file_is_refused_unread() {
+    let dir = temp_dir("state-file-kinds");
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string for a path in our directory.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for (path, kind) in [
+        (Path::new("/dev/zero"), "character device"),
+        (&fifo, "FIFO"),
+        (&dir, "directory"),
+    ] {
+        let (line, took) = refused(path);
+        assert!(line.contains(kind), "{line}");
+        assert!(took < Duration::from_secs(5), "{line}: {took:?}");
+    }
+    // Nothing was created next to them.
+    assert!(!Path::new("/dev/zero.lock").exists());
+    assert!(!dir.join("fifo.lock").exists());
+}
+
+/// A regular file longer than any horizon is refused by its length,
+/// without reading it all.
+#[test]
+fn a_state_file_longer_than_any_horizon_is_refused() {
+    let dir = temp_dir("state-file-long");
+    let state = dir.join("state");
+    let mut digits = vec![b'1'; 1_000_000];
+    digits.push(b'\n');
+    std::fs::write(&state, &digits).unwrap();
+    let (line, took) = refused(&state);
+    assert!(line.contains("1000001 bytes"), "{line}");
+    assert!(took < Duration::from_secs(5), "{line}: {took:?}");
+    assert_eq!(std::fs::read(&state).unwrap(), digits, "the file was changed");
+}
