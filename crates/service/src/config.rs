@@ -16,7 +16,8 @@ pub struct Config {
     pub layout: Layout,
     /// The node id in 64-bit ids (noeqd: `datacenter << 5 | worker`).
     pub node: u64,
-    /// Issue no id at or before this time (noeqd's `-t`).
+    /// Issue no id at or before this time (noeqd's `-t`): after 2001 and
+    /// at most an hour ahead; the server waits for it before serving.
     pub not_before: Option<SystemTime>,
     /// How far 64-bit ids may run ahead of the clock when a millisecond's
     /// sequence runs out (default [`flake::DEFAULT_MAX_LEAD`]).

@@ -56,6 +56,18 @@ use crate::start;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// # Start
+///
+/// Ids start after a bound: `-t` ([`Config::not_before`]), the state
+/// file's horizon, the etcd lease's fence, and, when neither a state file
+/// nor a lease says where the previous run's ids ended, now plus the max
+/// lead (as far as they could have run ahead). The server waits until the
+/// time source reaches that bound before serving: `/readyz` is 503 with
+/// the reason meanwhile, and connections are closed at once (so clients
+/// go to another server) until only the max lead is left. Ids therefore
+/// never start ahead of the clock, so restarts cannot push them further
+/// ahead. A start with the defaults waits the max lead (100 ms).
+///
 /// # Logs
 ///
 /// It logs through [`tracing`](https://docs.rs/tracing): one event per
