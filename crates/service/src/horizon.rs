@@ -499,6 +499,14 @@ fn write_atomically(path: &Path, ns: u64) -> io::Result<()> {
     sync_dir(path)
 }
 
+/// Creates a save's temporary file next to `path` and removes it: whether
+/// saves can be made there.
+pub(crate) fn try_write(path: &Path) -> io::Result<()> {
+    let (tmp, file) = create_temp(path)?;
+    drop(file);
+    fs::remove_file(&tmp)
+}
+
 /// A temporary file next to `path`, `FILE.PID-N.tmp`, that did not exist
 /// before (`O_EXCL`: never a file or link already there), so that no two
 /// writers share one, and nothing else is written through it.

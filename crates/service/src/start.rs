@@ -75,18 +75,25 @@ pub(crate) fn check(config: &Config) -> Result<Start, Error> {
     })
 }
 
-/// The state file's directory must be there.
+/// The state file's directory must be there, and files can be created in
+/// it and removed, as every save does: tried with a save's own temporary
+/// file, so that a directory the server cannot write is refused before
+/// listening rather than found out by the first save.
 fn check_dir(path: &Path) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    if dir.is_dir() {
-        return Ok(());
-    }
+    let why = match dir.is_dir() {
+        false => format!("no directory {} to keep it in", dir.display()),
+        true => match horizon::try_write(path) {
+            Ok(()) => return Ok(()),
+            Err(e) => format!("cannot write in {}: {e}", dir.display()),
+        },
+    };
     Err(Error::State {
         path: path.to_owned(),
-        why: format!("no directory {} to keep it in", dir.display()),
+        why,
     })
 }
 

@@ -175,3 +175,30 @@ fn a_state_file_longer_than_any_horizon_is_refused() {
     assert!(took < Duration::from_secs(5), "{line}: {took:?}");
     assert_eq!(std::fs::read(&state).unwrap(), digits, "the file was changed");
 }
+
+/// A directory the server cannot write in is refused before listening,
+/// not found out by the first save. Root may write anywhere permissions
+/// allow, so the directory is one of sysfs (which takes no new files), and
+/// also, when not root, one without write permission.
+#[test]
+fn a_directory_that_cannot_be_written_is_refused() {
+    let sysfs = Path::new("/sys/kernel");
+    if sysfs.is_dir() {
+        let state = sysfs.join(format!("kguid-state-{}", std::process::id()));
+        let (line, _) = refused(&state);
+        assert!(line.contains("cannot write"), "{line}");
+        assert!(!state.exists());
+    } else {
+        eprintln!("no {}: its case skipped", sysfs.display());
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp_dir("state-file-read-only");
+        let state = dir.join("state");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let (line, _) = refused(&state);
+        assert!(line.contains("cannot write"), "{line}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
