@@ -11,17 +11,30 @@
 //! | another method | 405 |
 //!
 //! `HEAD` is answered as `GET` without the body. Each connection gets one
-//! answer and is closed; at most [`MAX_CONNS`] are served at once, each
-//! for at most [`TIMEOUT`].
+//! answer and is closed. Connections cannot starve the health checks:
+//!
+//! | limit | value | past it |
+//! |---|---|---|
+//! | the whole request head, from accept | [`HEAD_TIMEOUT`] (1 s) | closed unanswered |
+//! | the answer taken by the client | [`ANSWER_TIMEOUT`] (10 s) | closed |
+//! | connections open at once | [`MAX_CONNS`] (64) | a new one is accepted all the same: the oldest connection that has not sent its whole head yet is closed to make room (if every one has, the oldest) |
+//!
+//! So however many connections sit idle, a client that sends its request
+//! as it connects (as Prometheus and health probes do) gets its place at
+//! once, and loses it only if [`MAX_CONNS`] newer connections come before
+//! its head is read.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 use tracing::warn;
 
 use crate::error::Error;
@@ -29,11 +42,16 @@ use crate::log::Recurring;
 use crate::metrics;
 use crate::shared::{Phase, Shared};
 
-/// Connections answered at once; more wait in the listen queue.
+/// Connections open at once; a new one past it takes the place of the
+/// oldest that has not sent its whole request head.
 const MAX_CONNS: usize = 64;
 
-/// How long a connection may take to send its request and take the answer.
-const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long after accept a connection may take to send its whole request
+/// head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long a connection may take to take its answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The longest request head read.
 const MAX_HEAD: usize = 8 * 1024;
@@ -101,7 +119,14 @@ impl Drop for Monitor {
     }
 }
 
-/// Accepts until `stopped`, answering each connection in a task.
+/// A connection open: whether it has sent its whole head, and its task.
+struct Slot {
+    head: Arc<AtomicBool>,
+    task: AbortHandle,
+}
+
+/// Accepts until `stopped`, answering each connection in a task; past
+/// [`MAX_CONNS`], makes room for each new connection.
 async fn serve(
     listener: std::net::TcpListener,
     watched: Watched,
@@ -115,6 +140,8 @@ async fn serve(
         }
     };
     let mut tasks = JoinSet::new();
+    // Oldest first.
+    let mut open: VecDeque<Slot> = VecDeque::with_capacity(MAX_CONNS + 1);
     let mut errors = 0u64;
     let mut reported = Recurring::default();
     loop {
@@ -122,9 +149,15 @@ async fn serve(
             biased;
             _ = &mut stopped => return,
             Some(_) = tasks.join_next() => {}
-            r = listener.accept(), if tasks.len() < MAX_CONNS => match r {
+            r = listener.accept() => match r {
                 Ok((stream, _)) => {
-                    tasks.spawn(answer(stream, Arc::clone(&watched)));
+                    make_room(&mut open);
+                    let head = Arc::new(AtomicBool::new(false));
+                    let task = tasks.spawn(answer(stream, Arc::clone(&watched), Arc::clone(&head)));
+                    open.push_back(Slot { head, task });
+                    // Lets the new connection read a head already there
+                    // before more connections come.
+                    tokio::task::yield_now().await;
                 }
                 Err(e) => {
                     errors += 1;
@@ -139,22 +172,42 @@ async fn serve(
     }
 }
 
-/// Reads one request head and answers it, then closes.
-async fn answer(mut stream: TcpStream, watched: Watched) {
-    let _ = tokio::time::timeout(TIMEOUT, async {
+/// Leaves room for one more connection: with [`MAX_CONNS`] open, closes
+/// the oldest that has not sent its whole head, or else the oldest.
+fn make_room(open: &mut VecDeque<Slot>) {
+    open.retain(|s| !s.task.is_finished());
+    if open.len() < MAX_CONNS {
+        return;
+    }
+    let at = open.iter().position(|s| !s.head.load(Acquire)).unwrap_or(0);
+    if let Some(slot) = open.remove(at) {
+        slot.task.abort();
+    }
+}
+
+/// Reads one request head (within [`HEAD_TIMEOUT`] of accept) and answers
+/// it (within [`ANSWER_TIMEOUT`]), then closes.
+async fn answer(mut stream: TcpStream, watched: Watched, read: Arc<AtomicBool>) {
+    let head = tokio::time::timeout(HEAD_TIMEOUT, async {
         let mut head = Vec::with_capacity(512);
         let mut buf = [0u8; 1024];
         while !ends_head(&head) {
             let n = stream.read(&mut buf).await?;
             if n == 0 {
-                return Ok(());
+                return Ok(None);
             }
             head.extend_from_slice(&buf[..n]);
             if head.len() > MAX_HEAD {
                 break;
             }
         }
-        let reply = respond(&head, watched.get());
+        Ok::<_, std::io::Error>(Some(head))
+    })
+    .await;
+    let Ok(Ok(Some(head))) = head else { return };
+    read.store(true, Release);
+    let reply = respond(&head, watched.get());
+    let _ = tokio::time::timeout(ANSWER_TIMEOUT, async {
         stream.write_all(&reply).await?;
         stream.shutdown().await
     })
@@ -330,5 +383,34 @@ mod tests {
             ),
             "{head}"
         );
+    }
+
+    #[tokio::test]
+    async fn room_is_made_from_the_oldest_idle_connection() {
+        let mut tasks = JoinSet::new();
+        let mut open = VecDeque::new();
+        for i in 0..MAX_CONNS {
+            let head = Arc::new(AtomicBool::new(i % 2 == 0));
+            let task = tasks.spawn(std::future::pending::<()>());
+            open.push_back(Slot { head, task });
+        }
+        let first_idle = open[1].task.clone();
+        make_room(&mut open);
+        assert_eq!(open.len(), MAX_CONNS - 1);
+        tokio::task::yield_now().await;
+        assert!(first_idle.is_finished());
+        // With every head read, the oldest goes.
+        for slot in &open {
+            slot.head.store(true, Release);
+        }
+        open.push_back(Slot {
+            head: Arc::new(AtomicBool::new(true)),
+            task: tasks.spawn(std::future::pending::<()>()),
+        });
+        let oldest = open[0].task.clone();
+        make_room(&mut open);
+        tokio::task::yield_now().await;
+        assert!(oldest.is_finished());
+        assert_eq!(open.len(), MAX_CONNS - 1);
     }
 }
