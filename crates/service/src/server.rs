@@ -130,8 +130,16 @@ async fn serve(
     let (flake, lease) = crate::lease::clock(config.etcd.as_ref(), config.layout, flake).await?;
     #[cfg(not(feature = "etcd"))]
     let flake = crate::clock::FlakeClock::Plain(flake.build()?);
+    // The state file keeps the bounds it was told of, not the margin: a
+    // run that issues nothing leaves no file, and the next start without
+    // one takes the margin again.
     let shared = Arc::new(Shared::new(
-        &config, flake, global, horizon, time, not_before,
+        &config,
+        flake,
+        global,
+        horizon,
+        time,
+        checked.not_before,
     ));
 
     // Polled once before the start line, so that the signal handlers it
@@ -145,7 +153,6 @@ async fn serve(
         &global_listener,
         monitor.as_ref(),
         &config,
-        not_before,
     );
 
     let mut server = Server::new(Arc::clone(&shared), flake_listener, global_listener);
@@ -357,15 +364,22 @@ impl Server {
         shutdown: &mut Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
         let shared = Arc::clone(&self.shared);
+        if until == 0 {
+            return true;
+        }
         let left = Duration::from_nanos(until.saturating_sub(shared.time.now()));
         if left.is_zero() {
+            info!(
+                not_before = until,
+                "issuing no id at or before Unix ns {until}"
+            );
             return true;
         }
         shared.wait_until(until);
         info!(
-            until,
+            not_before = until,
             wait = ?left,
-            "waiting {left:?} before the first id, until Unix ns {until}: ids of the previous run may reach that far"
+            "issuing no id at or before Unix ns {until}: waiting {left:?} for the clock to reach it before the first id"
         );
         // Measured on the runtime's clock, so that a time source that does
         // not move (a test's) cannot keep the server from starting.
@@ -495,7 +509,6 @@ fn log_start(
     global_listener: &Option<TcpListener>,
     monitor: Option<&Monitor>,
     config: &Config,
-    not_before: Option<u64>,
 ) {
     if let Some(l) = flake_listener {
         let flake = shared.flake();
@@ -532,12 +545,6 @@ fn log_start(
     if let Some(h) = &shared.horizon {
         let (path, horizon) = (h.path().display(), h.saved());
         info!(%path, horizon, "state {path}: horizon reserved to Unix ns {horizon}");
-    }
-    if let Some(not_before) = not_before {
-        info!(
-            not_before,
-            "issuing no id at or before Unix ns {not_before}"
-        );
     }
     let auth = shared.token.is_some();
     let auth_words = match auth {

@@ -18,15 +18,29 @@ fn child_server() {
     }
 }
 
-/// Takes ids from `addr` for `span`, in requests of 255.
+/// Takes ids from `addr` for `span` from the first reply, in requests of
+/// 255, once the server serves (it turns clients away while it waits for
+/// its clock to pass its start bound).
 fn take_for(addr: std::net::SocketAddr, span: Duration) -> Vec<u64> {
-    let mut s = raw(addr);
+    let mut s = served(addr);
     let mut ids = Vec::new();
     let start = Instant::now();
     while start.elapsed() < span && ids.len() < 2_000_000 {
         ids.extend(ask(&mut s, 255));
     }
     ids
+}
+
+/// A connection the server serves (one id taken to know it): tried again
+/// while the server turns clients away, for at most 30 s.
+fn served(addr: std::net::SocketAddr) -> std::net::TcpStream {
+    common::eventually(Duration::from_secs(30), "served", || {
+        let mut s = raw(addr);
+        s.write_all(&[1]).ok()?;
+        let mut id = [0u8; 8];
+        s.read_exact(&mut id).ok()?;
+        Some(s)
+    })
 }
 
 /// Run, kill -9, set the clock back 5 s, restart: with the state file every
@@ -66,9 +80,10 @@ fn restart_after_kill_with_the_clock_set_back() {
     all.dedup();
     assert_eq!(all.len(), before.len() + after.len());
 
-    // The control: the same restart without the state file goes back in time.
+    // The control: a restart without the state file goes back in time
+    // (set back further: the restart above waited for its clock).
     let _ = std::fs::remove_file(&state);
-    let mut third = ChildServer::test_child(&env(5_000, false));
+    let mut third = ChildServer::test_child(&env(60_000, false));
     let unguarded = take_for(third.addr, Duration::from_millis(50));
     third.kill();
     assert!(*unguarded.iter().min().unwrap() < last_before);
@@ -140,7 +155,7 @@ fn sigterm_right_after_the_start_line_is_graceful() {
 
 /// Takes 64-bit and 96-bit ids, 255 at a time.
 fn take_both(server: &ChildServer) -> (Vec<u64>, Vec<guid::Guid>) {
-    let mut f = raw(server.addr);
+    let mut f = served(server.addr);
     let mut g = raw(server.global_addr());
     let mut flake = Vec::new();
     let mut global = Vec::new();
@@ -156,10 +171,9 @@ fn take_both(server: &ChildServer) -> (Vec<u64>, Vec<guid::Guid>) {
     (flake, global)
 }
 
-/// A run with `-t` a minute ahead and the state file, stopped; a restart
-/// without `-t`: both kinds of ids continue after the earlier ones (the
-/// clock has not reached `-t` yet), and the file holds the time of the last
-/// id issued, in its one format.
+/// A run with `-t` three seconds ahead and the state file, stopped; a
+/// restart without `-t`: both kinds of ids continue after the earlier ones,
+/// and the file holds the time of the last id issued, in its one format.
 #[test]
 fn a_restart_without_t_continues_after_the_last_run() {
     let dir = temp_dir("restart-t");
@@ -169,7 +183,7 @@ fn a_restart_without_t_continues_after_the_last_run() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    let t = (now_ms + 60_000).to_string();
+    let t = (now_ms + 3_000).to_string();
     let g = ["--listen-g", "127.0.0.1:0"];
     let mut first = ChildServer::binary(&[&g[..], &["--state", path, "-t", &t]].concat(), |_| {});
     let (flake1, global1) = take_both(&first);
@@ -183,7 +197,7 @@ fn a_restart_without_t_continues_after_the_last_run() {
     let last_flake = guid::unix_nanos(last_flake);
     let last_global = global1.iter().max().unwrap().time();
     assert_eq!(saved, last_flake.max(last_global));
-    assert!(saved / 1_000_000 > now_ms + 60_000, "ids after -t");
+    assert!(saved / 1_000_000 > now_ms + 3_000, "ids after -t");
 
     let mut second = ChildServer::binary(&[&g[..], &["--state", path]].concat(), |_| {});
     let (flake2, global2) = take_both(&second);
