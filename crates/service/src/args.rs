@@ -76,12 +76,14 @@ pub struct ServeArgs {
     pub max_conns: usize,
 
     /// With a token: close a connection that has not sent its whole auth
-    /// frame this long after accept.
+    /// frame this long after accept (while --max-unauthed is full, 2 s of
+    /// it are guaranteed to clients of an address other than the flood's).
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub auth_timeout: Duration,
 
     /// With a token: connections waiting to authenticate, apart from
-    /// --max-conns; past it the oldest is closed to make room.
+    /// --max-conns; past it one is closed to make room: the oldest if it
+    /// waited 2 s, else the oldest of the address holding the most places.
     #[arg(long, value_name = "N", default_value_t = 1_024)]
     pub max_unauthed: usize,
 

@@ -31,11 +31,16 @@ pub struct Config {
     /// here; one that authenticates past the cap is closed.
     pub max_conns: usize,
     /// With a token: how long after accept a connection may take to send
-    /// its whole auth frame, however it trickles in (default 5 s).
+    /// its whole auth frame, however it trickles in (default 5 s). While
+    /// the line of [`Config::max_unauthed`] is full, only the first 2 s of
+    /// it are guaranteed to a client whose address does not hold the most
+    /// places in the line.
     pub auth_timeout: Duration,
     /// With a token: connections that have not authenticated yet, apart
-    /// from [`Config::max_conns`]; past it the oldest is closed to make room
-    /// (default 1,024).
+    /// from [`Config::max_conns`] (default 1,024). Past it one is closed to
+    /// make room: the oldest if it has waited 2 s, else the oldest of the
+    /// source address (IPv6: /64) holding the most places, so that a
+    /// flood from one address does not keep out the clients of another.
     pub max_unauthed: usize,
     /// Close a connection after this long without a request (`None`: never).
     pub idle_timeout: Option<Duration>,
