@@ -28,7 +28,11 @@ pub struct Config {
     pub token: Option<Vec<u8>>,
     /// Connections served at once; more are accepted and closed at once.
     /// With a token, only connections that authenticated take a place
-    /// here; one that authenticates past the cap is closed.
+    /// here; one that authenticates past the cap is closed. At the start
+    /// it must fit, with [`Config::max_unauthed`] (with a token) and 128
+    /// more descriptors, in the open-file limit: the process's soft limit
+    /// is raised to fit when the hard limit allows (Linux), else the start
+    /// is refused with [`Error::Config`](crate::Error::Config).
     pub max_conns: usize,
     /// With a token: how long after accept a connection may take to send
     /// its whole auth frame, however it trickles in (default 5 s). While

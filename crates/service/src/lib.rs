@@ -62,6 +62,8 @@ mod metrics;
 mod monitor;
 pub mod protocol;
 #[cfg(feature = "server")]
+mod rlimit;
+#[cfg(feature = "server")]
 mod server;
 #[cfg(feature = "session")]
 pub mod session;

@@ -127,7 +127,8 @@ fn limits(config: &Config) -> Result<(), Error> {
     if config.auth_timeout.is_zero() {
         return fail("--auth-timeout 0 closes every client before it can authenticate".into());
     }
-    Ok(())
+    // The caps must fit in the open-file limit, raised if need be.
+    crate::rlimit::check(config)
 }
 
 /// What the 64-bit layout can represent, in Unix ns (u128: a layout may
