@@ -1,5 +1,5 @@
 //! The flake clock: a lock-free source of flake ids that borrows ahead of
-//! its time source within a bound and waits past it.
+//! the latest time its source has shown within a bound and waits past it.
 
 use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
@@ -12,8 +12,9 @@ use crate::health::{Health, Watch};
 use crate::sync::AtomicU64;
 use crate::time::{Source, unix_nanos};
 
-/// How far a clock's ids may run ahead of its time source when the sequence
-/// overflows, unless set with [`Builder::max_lead`].
+/// How far a clock's ids may run ahead of the latest time its source has
+/// shown (or its not-before bound) when the sequence overflows, unless set
+/// with [`Builder::max_lead`].
 pub const DEFAULT_MAX_LEAD: Duration = Duration::from_millis(100);
 
 /// The longest single nap of a clock that waits for its source.
@@ -26,7 +27,16 @@ const MAX_NAP: Duration = Duration::from_millis(1);
 /// The next id is `max(state + 1, now << S)`, installed with one
 /// compare-and-swap: a sequence overflow is the carry of `state + 1` into
 /// the next unit, a source that steps back loses the `max`, and no two
-/// threads ever see the same state. See [the module's policy
+/// threads ever see the same state.
+///
+/// Ids run at most [`Builder::max_lead`] ahead of the reference: the latest
+/// unit the source has shown, or the [`Builder::not_before`] bound if that
+/// is later. Past it the clock waits, in naps of at most 1 ms, until the
+/// source lets it go on ([`Clock::pace`] says how long). So a source behind
+/// the reference (a step back, a bound in the future) costs no wait until
+/// the lead's worth of sequence is spent, and load never pushes ids more
+/// than the lead past the reference: their lead over the source is at most
+/// how far it is behind plus the max lead. See [the module's policy
 /// table](super#the-clocks-policy).
 ///
 /// ```
@@ -103,7 +113,8 @@ impl Clock {
         self.node >> self.layout.seq
     }
 
-    /// The bound on how far ids run ahead of the source by borrowing.
+    /// The bound on how far ids run ahead of the latest time the source has
+    /// shown (or the not-before bound) by borrowing.
     pub fn max_lead(&self) -> Duration {
         units_to_duration(self.max_lead, &self.layout)
     }
@@ -141,7 +152,7 @@ impl Clock {
         let ns = self.source.now();
         let now = self.layout.units_of_nanos(ns);
         let cur = self.state.0.load(Relaxed);
-        match self.plan(cur, now, now < seen, n as u64) {
+        match self.plan(cur, now, now.max(seen), n as u64) {
             Plan::Wait { target } => {
                 Duration::from_nanos(self.start_of(target).saturating_sub(ns).max(1))
             }
@@ -162,10 +173,13 @@ impl Clock {
             // published is never mistaken for a step back.
             let seen = self.watch.seen();
             let now = self.layout.units_of_nanos(self.source.now());
-            let behind = self.watch.observe(seen, now);
+            self.watch.observe(seen, now);
+            // The latest unit the source has shown (or the not-before
+            // bound): the lead is bounded over it, not over `now`.
+            let reference = now.max(seen);
             let mut cur = self.state.0.load(Relaxed);
             loop {
-                let (first, last) = match self.plan(cur, now, behind, n) {
+                let (first, last) = match self.plan(cur, now, reference, n) {
                     Plan::Issue { first, last } => (first, last),
                     Plan::UsedUp { value } => {
                         return Err(Error(ErrorKind::Part {
@@ -202,9 +216,10 @@ impl Clock {
     }
 
     /// What to do for `n` ids after state `cur` with the source at unit
-    /// `now` (`behind` when that is before a unit it had shown).
+    /// `now`, and `reference` the latest unit it has shown (or the
+    /// not-before bound): `now` itself unless it stepped back.
     #[inline]
-    fn plan(&self, cur: u64, now: u64, behind: bool, n: u64) -> Plan {
+    fn plan(&self, cur: u64, now: u64, reference: u64, n: u64) -> Plan {
         let layout = &self.layout;
         let s = layout.seq;
         let floor = if now > layout.max_time() {
@@ -223,8 +238,10 @@ impl Clock {
             return Plan::UsedUp { value };
         }
         let (first_unit, last_unit) = (first >> s, last >> s);
-        if !behind && first_unit > now && last_unit > now.saturating_add(self.max_lead) {
-            // A batch starts within the lead; it may end past it by its length.
+        if first_unit > reference && last_unit > reference.saturating_add(self.max_lead) {
+            // A batch starts within the lead; it may end past it by its
+            // length. The reference is at least `now` and below `target`,
+            // so the source itself has to reach `target`.
             return Plan::Wait {
                 target: first_unit.min(last_unit - self.max_lead),
             };
@@ -314,14 +331,20 @@ impl Builder {
     /// id (noeqd's `-t`). The latest of several calls wins. A `t` in the
     /// layout's last unit or past it leaves no id to issue:
     /// [`Builder::build`] refuses it.
+    ///
+    /// While the source is behind `t`, ids run at most the
+    /// [`Builder::max_lead`] past `t`; beyond that the clock waits for the
+    /// source to catch up with them.
     pub fn not_before(mut self, t: SystemTime) -> Builder {
         self.not_before = Some(self.not_before.map_or(t, |prev| prev.max(t)));
         self
     }
 
-    /// Lets ids run at most `lead` ahead of the source when the sequence
-    /// of a unit runs out (default [`DEFAULT_MAX_LEAD`]); past it the clock
-    /// waits. `Duration::ZERO` never borrows, as Twitter's snowflake.
+    /// Lets ids run at most `lead` ahead of the latest time the source has
+    /// shown (or the [`Builder::not_before`] bound, if later) when the
+    /// sequence of a unit runs out (default [`DEFAULT_MAX_LEAD`]); past it
+    /// the clock waits for the source. `Duration::ZERO` never borrows, as
+    /// Twitter's snowflake.
     pub fn max_lead(mut self, lead: Duration) -> Builder {
         self.max_lead = lead;
         self
@@ -458,39 +481,58 @@ mod tests {
         UNIX_EPOCH + Duration::from_nanos(ns)
     }
 
-    /// A stepped-back source never makes the clock wait, however far it
-    /// has to borrow.
+    /// A stepped-back source costs no wait while the ids stay within the
+    /// lead of the latest unit it had shown; past that the clock waits for
+    /// the source, not for its lead to shrink.
     #[test]
-    fn step_back_never_waits() {
+    fn step_back_waits_only_past_the_lead() {
         let time = MockTime::new(T0);
         let layout = Layout::new(53, 2, 8).unwrap();
         let clock = Clock::builder(layout)
             .time(time.clone())
-            .max_lead(Duration::ZERO)
+            .max_lead(Duration::from_millis(2))
             .build()
             .unwrap();
         let a = clock.next().unwrap();
         time.step_back(5 * NANOS_PER_MS);
-        let mut ids = vec![0; 10 * 256];
+        // The rest of unit now, and now+1, now+2: no wait.
+        assert_eq!(clock.pace(3 * 256 - 1), Duration::ZERO);
+        let mut ids = vec![0; 3 * 256 - 1];
         clock.fill(&mut ids).unwrap();
         assert!(ids[0] > a);
         let health = clock.health();
         assert_eq!((health.steps_back, health.waits), (1, 0));
         assert_eq!(health.max_step_back, Duration::from_millis(5));
+        assert_eq!(health.max_lead, Duration::from_millis(7));
+        // Unit now+3 needs the source back at now+1: 6 ms away.
+        assert_eq!(clock.pace(1), Duration::from_millis(6));
+        time.advance(6 * NANOS_PER_MS - 1);
+        assert_eq!(clock.pace(1), Duration::from_nanos(1));
+        time.advance(1);
+        assert_eq!(clock.pace(1), Duration::ZERO);
+        let b = clock.next().unwrap();
+        assert_eq!(
+            layout.decompose(b).unwrap().time,
+            layout.units(time_at(T0)) + 3
+        );
+        assert_eq!(clock.health().waits, 0);
     }
 
     /// `not_before` counts as a time the source has shown: a source behind
-    /// it is a step back, served without waiting.
+    /// it is a step back, and ids run at most the lead past the bound.
     #[test]
     fn not_before_starts_after_its_unit() {
         let time = MockTime::new(T0);
         let later = time_at(T0 + 3 * NANOS_PER_MS + 5);
-        let clock = Clock::builder(Layout::NOEQD)
-            .time(time.clone())
-            .max_lead(Duration::ZERO)
-            .not_before(later)
-            .build()
-            .unwrap();
+        let build = |lead| {
+            Clock::builder(Layout::NOEQD)
+                .time(time.clone())
+                .max_lead(lead)
+                .not_before(later)
+                .build()
+                .unwrap()
+        };
+        let clock = build(Duration::from_millis(1));
         assert_eq!(clock.last_time(), time_at(T0 + 3 * NANOS_PER_MS));
         let id = clock.next().unwrap();
         assert_eq!(
@@ -499,6 +541,12 @@ mod tests {
         );
         assert_eq!(clock.health().steps_back, 1);
         assert_eq!(clock.health().waits, 0);
+        // Without a lead, the first id waits for the source to reach it.
+        let strict = build(Duration::ZERO);
+        assert_eq!(strict.pace(1), Duration::from_millis(4));
+        time.advance(4 * NANOS_PER_MS);
+        assert_eq!(strict.pace(1), Duration::ZERO);
+        assert_eq!(strict.next().unwrap(), id, "the same first id, later");
     }
 
     /// Past the layout's last unit the clock fails instead of wrapping.

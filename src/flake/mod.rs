@@ -41,7 +41,9 @@
 //!
 //! The sequence is small (4,096 ids per millisecond for noeqd), so the clock
 //! can run out of it; it then borrows the next time unit, up to a bounded
-//! lead over its time source, and only past that lead waits.
+//! lead, and only past that lead waits. The lead is measured from the
+//! reference: the latest time the source has shown, or the
+//! [`Builder::not_before`] bound if that is later.
 //!
 //! | the time source… | the [`Clock`]… |
 //! |---|---|
@@ -49,7 +51,8 @@
 //! | stalls (same unit) | counts the sequence up |
 //! | stalls for more than 2^S ids | borrows the next unit: ids run ahead of the source, up to [`Builder::max_lead`] (default [`DEFAULT_MAX_LEAD`], 100 ms) |
 //! | stalls past that lead | waits (naps of at most 1 ms) until the source catches up ([`Health::waits`](crate::Health::waits)); [`Clock::pace`] tells a caller that would rather wait elsewhere how long |
-//! | steps back | keeps counting from the last id and never waits for the source until it is back past its earlier reading ([`Health::steps_back`](crate::Health::steps_back)) |
+//! | steps back | keeps counting from the last id without waiting, up to the max lead past the latest time it had shown; if more ids are asked for before the source is back, waits for it as above ([`Health::steps_back`](crate::Health::steps_back)). The lead over the source is at most the step plus the max lead |
+//! | is behind [`Builder::not_before`] | as for a step back: ids run at most the max lead past the bound, then wait for the source |
 //! | jumps forward | follows it, sequence 0 |
 //! | passes the layout's last unit | returns an error ([`ErrorKind::Part`](crate::ErrorKind::Part) named `"time"`): the layout is used up |
 //! | restarts | [`Builder::not_before`] with a saved [`Clock::last_time`] starts after every id issued before |
