@@ -50,9 +50,9 @@ impl Generation for V2 {
 /// # Fork
 ///
 /// A forked child holds a copy of the clock's state and would issue the
-/// ids its parent issues next. The clock notices the fork (a
-/// `pthread_atfork` handler counts forks; each id compares one word) and,
-/// before the child's first id:
+/// ids its parent issues next. The clock notices the fork (each id compares
+/// one word with the clock's fork generation) and, before the child's first
+/// id:
 ///
 /// - a clock with a random node ([`Clock::new`], [`crate::CLOCK`] without
 ///   `CONFIG_GUID_NODE_ID`) draws a new random node, so the child's global
@@ -65,6 +65,18 @@ impl Generation for V2 {
 ///
 /// Local ids carry no node: they are unique per clock, and a child's local
 /// ids, like another process's, may equal the parent's.
+///
+/// Which children are noticed: on Linux 4.14 and later (and Android), all
+/// of them, however they were made (the C library's `fork()`, glibc's
+/// `_Fork()`, the raw `fork` or `clone` system call): the generation sits
+/// on a page marked `MADV_WIPEONFORK`, which the kernel zeroes in every
+/// child. Elsewhere (another Unix, or a kernel that refuses that advice)
+/// the generation is counted by a `pthread_atfork` handler, so only
+/// children whose `fork()` runs the atfork handlers, as the C library's
+/// does, are noticed; a child made without them goes on with the parent's
+/// node and state, and repeats its ids. Children sharing the parent's
+/// memory (`vfork`, `clone` with `CLONE_VM`) share the clock's state too,
+/// and repeat nothing. See [`ForkGuard`](crate::ForkGuard).
 ///
 /// # Panics
 ///

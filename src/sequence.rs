@@ -54,6 +54,8 @@ pub(crate) struct Sequence<G: Generation> {
     watch: Box<Watch>,
     /// Rewritten only in a forked child (for a random node).
     node: AtomicU64,
+    /// The process's fork generation word ([`fork::word`]).
+    fork_word: &'static std::sync::atomic::AtomicU32,
     /// The fork generation `node` belongs to.
     forks: AtomicU32,
     pub(crate) drift: G::Drift,
@@ -124,16 +126,17 @@ impl<G: Generation> Sequence<G> {
     /// panic for a chosen node), drawn before the child's first id.
     #[inline]
     pub(crate) fn current_node(&self) -> u64 {
-        let forks = fork::generation();
-        if forks != self.forks.load(Acquire) {
-            self.forked(forks);
+        // 0 after a fork the process has not re-armed: never a generation.
+        if self.fork_word.load(Relaxed) != self.forks.load(Acquire) {
+            self.forked();
         }
         self.node.load(Relaxed)
     }
 
     #[cold]
     #[inline(never)]
-    fn forked(&self, forks: u32) {
+    fn forked(&self) {
+        let forks = fork::generation();
         assert!(
             !self.chosen,
             "guid: a clock with the chosen node {:#x} was used in a forked child, \
@@ -330,6 +333,7 @@ impl Settings {
             source: self.source,
             watch: Box::new(Watch::new(self.not_before.map_or(0, layout::tick))),
             node: AtomicU64::new(self.node.unwrap_or_else(G::random_node)),
+            fork_word: fork::word(),
             forks: AtomicU32::new(fork::generation()),
             drift,
             inverse: self.inverse,

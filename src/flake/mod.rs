@@ -56,7 +56,7 @@
 //! | jumps forward | follows it, sequence 0 |
 //! | passes the layout's last unit | returns an error ([`ErrorKind::Part`](crate::ErrorKind::Part) named `"time"`): the layout is used up |
 //! | restarts | [`Builder::not_before`] with a saved [`Clock::last_time`] starts after every id issued before |
-//! | is used in a forked child | returns an error ([`ErrorKind::Forked`](crate::ErrorKind::Forked)): the node is the parent's, and the child would repeat its ids |
+//! | is used in a forked child | returns an error ([`ErrorKind::Forked`](crate::ErrorKind::Forked)): the node is the parent's, and the child would repeat its ids (which children are noticed: [`ForkGuard`](crate::ForkGuard)) |
 //!
 //! Twitter's snowflake and noeqd wait whenever the sequence runs out and
 //! refuse to serve while the clock is behind; the Go guid library repeats
