@@ -284,10 +284,11 @@ fn replies(s: &mut TcpStream, requests: &[u8]) -> Option<Vec<u64>> {
 }
 
 /// A server whose clock is 2 s behind takes a node id over from one with
-/// a correct clock that stopped. Its ids start after every id of the
-/// first, and it answers every request while its clock is still behind
-/// them, and while its ids run on past the horizon stored at its start
-/// (the TTL ahead): the horizon is moved as ids near it, none refused.
+/// a correct clock that stopped. It waits until its clock passes the
+/// first's last id (turning clients away meanwhile), then its ids start
+/// after every id of the first, and it answers every request while its
+/// ids run on past the horizon stored at its start (the TTL ahead): the
+/// horizon is moved as ids near it, none refused.
 #[tokio::test]
 async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     let Some(etcd) = support::etcd().await else {
@@ -311,7 +312,12 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     config.etcd = Some(lease);
     config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(BEHIND)))));
     let b = Server::start(config);
-    assert_eq!(nodes(&fetch(b.addr)), nodes(&ids_a), "the same node id");
+    let served = eventually(Duration::from_secs(20), "B serving", || {
+        replies(&mut raw(b.addr), &[255])
+    });
+    assert_eq!(nodes(&served), nodes(&ids_a), "the same node id");
+    assert!(served[0] > last_a, "B starts after A's ids");
+    let last_a = served[served.len() - 1];
 
     // Requests without pause, 16 at a time, until B's clock has caught up
     // with A's ids and B's ids have run more than the TTL past its first:
