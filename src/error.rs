@@ -79,6 +79,9 @@ pub enum ErrorKind {
     /// A clock with a chosen node was used in a forked child of the process
     /// that built it, where it would repeat its parent's ids.
     Forked,
+    /// An inverse clock, whose ids decrease, where ids must increase (a
+    /// clock resumed after a time, or fenced by one).
+    Inverse,
     /// A setting outside the range it allows (a flake time unit of zero, a
     /// snowcast node width outside 7..=13).
     Range {
@@ -145,6 +148,9 @@ impl fmt::Display for Error {
             ErrorKind::Forked => f.write_str(
                 "clock used in a forked child, where it would repeat its parent's ids: \
                  build the child's clock in the child",
+            ),
+            ErrorKind::Inverse => f.write_str(
+                "an inverse clock's ids decrease: it cannot resume after a time nor be fenced by one",
             ),
             ErrorKind::Range {
                 name,

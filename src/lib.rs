@@ -117,6 +117,7 @@ pub mod flake;
 mod fork;
 mod guid;
 mod health;
+mod id_clock;
 mod layout;
 mod local;
 pub mod node;
@@ -148,6 +149,7 @@ pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::fork::ForkGuard;
 pub use crate::guid::Guid;
 pub use crate::health::Health;
+pub use crate::id_clock::IdClock;
 pub use crate::local::Luid;
 pub use crate::sequence::Snapshot;
 #[cfg(target_os = "linux")]

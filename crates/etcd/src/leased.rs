@@ -1,61 +1,56 @@
-//! What both leased clocks share: how a clock is started behind the
-//! previous holder's horizon, and the checks around every id it issues.
+//! One leased clock for every clock of the `guid` crate: started behind
+//! the previous holder's horizon, with the lease's checks around every id.
 //! [`LeasedClock`](crate::LeasedClock) and
-//! [`LeasedFlakeClock`](crate::LeasedFlakeClock) only adapt their inner
-//! clock to [`Fenceable`] and name their methods.
+//! [`LeasedFlakeClock`](crate::LeasedFlakeClock) are two of its kinds.
 
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::Duration;
 
-use crate::error::Result;
+use guid::{IdClock, unix_nanos};
+
+use crate::error::{Error, Result};
 use crate::lease::NodeLease;
 use crate::validity::Validity;
 
-/// A clock that a lease can fence: built with the leased node id and a
-/// not-before time, and able to tell the time of the ids it issues, which
-/// the horizon bounds.
-pub(crate) trait Fenceable: Sized {
-    /// What configures the clock.
-    type Builder;
-    /// What the clock issues.
-    type Id: Copy;
+/// How long [`Leased::pace`] waits for a horizon being stored: about one
+/// etcd round trip.
+const HORIZON_WAIT: Duration = Duration::from_millis(1);
 
-    /// The clock from `builder`, with `node` and `not_before` replacing
-    /// any the builder had, or why it cannot be fenced.
-    fn build(builder: Self::Builder, node: u32, not_before: SystemTime) -> Result<Self>;
-
-    /// One id, without the lease's checks.
-    fn issue(&self) -> Result<Self::Id>;
-
-    /// Consecutive ids from one read of the time, without the lease's
-    /// checks.
-    fn issue_all(&self, ids: &mut [Self::Id]) -> Result<()>;
-
-    /// The time of `id`, Unix ns.
-    fn unix_time(&self, id: Self::Id) -> Result<u64>;
-}
-
-/// A clock with a leased node id that checks the lease around every id.
+/// A clock `C` with a leased node id, started after the previous holder's
+/// horizon, that checks the lease before every id.
+///
+/// Each id costs the clock's own compare-and-swap plus a read of the
+/// monotonic clock and four relaxed loads. An id is refused, with a typed
+/// error, when the lease is not confirmed within its margin
+/// ([`Error::Expired`](crate::Error::Expired), may recover), is gone
+/// ([`Error::Lost`](crate::Error::Lost)), or when its time would pass the
+/// stored horizon ([`Error::Horizon`](crate::Error::Horizon), brief).
+///
+/// In a forked child every method returns
+/// [`Error::Forked`](crate::Error::Forked) or the leased node: none
+/// reaches the clock inside, which refuses there (its node was chosen, by
+/// the lease).
 #[derive(Debug)]
-pub(crate) struct Leased<C> {
+pub struct Leased<C> {
     pub(crate) clock: C,
     pub(crate) validity: Arc<Validity>,
-    /// Kept here so that reading it never reaches the clock, which in a
-    /// forked child refuses to run with a chosen node.
-    pub(crate) node: u32,
+    /// Kept here so that reading it never reaches the clock.
+    node: u32,
 }
 
 impl NodeLease {
     /// A clock from `builder` with this lease's node id, started after the
-    /// previous holder's horizon. The horizon is moved past where the
-    /// clock starts before it is returned, so a clock whose source runs
-    /// ahead issues at once.
-    pub(crate) async fn leased<C: Fenceable>(&self, builder: C::Builder) -> Result<Leased<C>> {
+    /// previous holder's horizon (both replace any the builder had). The
+    /// horizon is moved past where the clock starts before it is returned,
+    /// so a clock whose source runs ahead issues at once. Fails if the
+    /// node does not fit the clock's ids, or for an inverse clock, whose
+    /// decreasing ids no horizon can bound.
+    pub async fn leased<C: IdClock>(&self, builder: C::Builder) -> Result<Leased<C>> {
         // A forked child is refused before anything is built or spent.
         self.check_fork()?;
-        let clock = C::build(builder, self.node(), self.not_before())?;
+        let clock = C::resume(builder, u64::from(self.node()), self.not_before())?;
         // Where the clock starts: the time of one id, spent to read it.
-        let start = clock.unix_time(clock.issue()?)?;
+        let start = unix_nanos(clock.time_of(clock.issue()?)?);
         self.cover(start).await?;
         Ok(Leased {
             clock,
@@ -65,32 +60,68 @@ impl NodeLease {
     }
 }
 
-impl<C: Fenceable> Leased<C> {
+impl<C: IdClock> Leased<C> {
     /// A new id, if the lease holds and the id's time is within the
     /// horizon.
     #[inline]
-    pub(crate) fn next(&self) -> Result<C::Id> {
+    pub fn next(&self) -> Result<C::Id> {
         self.validity.check()?;
         let id = self.clock.issue()?;
-        self.validity.check_time(self.clock.unix_time(id)?)?;
+        self.validity
+            .check_time(unix_nanos(self.clock.time_of(id)?))?;
         Ok(id)
     }
 
-    /// Fills `ids` from one read of the time, if the lease holds; on an
-    /// error none of them may be used. Checking the last id is enough:
-    /// the ids increase.
-    pub(crate) fn fill(&self, ids: &mut [C::Id]) -> Result<()> {
+    /// Fills `ids` with consecutive ids from one read of the time, if the
+    /// lease holds; on an error none of them may be used. Checking the
+    /// last id is enough: the ids increase.
+    pub fn fill(&self, ids: &mut [C::Id]) -> Result<()> {
         self.validity.check()?;
         self.clock.issue_all(ids)?;
         match ids.last() {
-            Some(&last) => self.validity.check_time(self.clock.unix_time(last)?),
+            Some(&last) => self
+                .validity
+                .check_time(unix_nanos(self.clock.time_of(last)?)),
             None => Ok(()),
         }
     }
 
     /// Whether ids may be issued now.
     #[inline]
-    pub(crate) fn check(&self) -> Result<()> {
+    pub fn check(&self) -> Result<()> {
         self.validity.check()
+    }
+
+    /// How long to wait before [`Leased::fill`] of `n` ids, so that it
+    /// neither sleeps nor is refused at the horizon: while the ids would
+    /// pass the stored horizon, a short wait for the next one (asked for
+    /// at once), else the clock's own [`IdClock::pace`]. Zero when the fill
+    /// would be refused for another reason, which it reports.
+    pub fn pace(&self, n: usize) -> Duration {
+        if n == 0 || self.validity.check().is_err() {
+            return Duration::ZERO;
+        }
+        // The time of the last id if the source is not ahead of the clock.
+        let last =
+            unix_nanos(self.clock.last_time()).saturating_add(guid::nanos(self.clock.reach(n)));
+        match self.validity.check_time(last) {
+            Err(Error::Horizon) => HORIZON_WAIT,
+            _ => self.clock.pace(n),
+        }
+    }
+
+}
+
+impl<C> Leased<C> {
+    /// The leased node id stamped on the ids.
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
+    /// The clock inside, for what it reports ([`IdClock::last_time`],
+    /// [`IdClock::health`]); ids taken from it directly skip the lease's
+    /// checks.
+    pub fn clock(&self) -> &C {
+        &self.clock
     }
 }

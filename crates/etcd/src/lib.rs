@@ -68,6 +68,7 @@ pub use crate::clock::LeasedClock;
 pub use crate::error::{Error, Result};
 pub use crate::flake::LeasedFlakeClock;
 pub use crate::lease::NodeLease;
+pub use crate::leased::Leased;
 pub use crate::options::{Options, WhenFull};
 pub use etcd_client;
 

@@ -1,28 +1,31 @@
-//! The 64-bit clock the connections share: a plain flake clock, or the
-//! clock of a node id leased from etcd, whose checks every reply passes.
+//! A clock the connections share: any clock of the `guid` crate, plain or
+//! with a node id leased from etcd, whose checks every reply then passes.
 //! Reads of the clock itself (its layout, node, last time, health) reach
-//! the flake clock inside either way.
+//! the clock inside either way.
 
 use std::ops::Deref;
 #[cfg(feature = "etcd")]
 use std::sync::Arc;
 use std::time::Duration;
 
-use guid::flake;
+use guid::{IdClock, flake};
 #[cfg(feature = "etcd")]
-use kguid_etcd::{Error as LeaseError, LeasedFlakeClock, NodeLease};
+use kguid_etcd::{Error as LeaseError, Leased, NodeLease};
 
-/// The 64-bit clock; with a lease, the lease is kept until the clock goes.
-pub(crate) enum FlakeClock {
-    Plain(flake::Clock),
+/// A clock; with a lease, the lease is kept until the clock goes.
+pub(crate) enum Served<C> {
+    Plain(C),
     #[cfg(feature = "etcd")]
     Leased {
-        clock: LeasedFlakeClock,
+        clock: Leased<C>,
         lease: Arc<NodeLease>,
     },
 }
 
-/// Why no 64-bit ids were made.
+/// The 64-bit clock.
+pub(crate) type FlakeClock = Served<flake::Clock>;
+
+/// Why no ids were made.
 #[derive(Debug)]
 pub(crate) enum Refused {
     /// The clock failed (its layout ran out of time).
@@ -32,14 +35,14 @@ pub(crate) enum Refused {
     Lease,
 }
 
-impl FlakeClock {
+impl<C: IdClock> Served<C> {
     /// Fills `ids` if the lease, when there is one, holds.
     #[inline]
-    pub(crate) fn fill(&self, ids: &mut [u64]) -> Result<(), Refused> {
+    pub(crate) fn fill(&self, ids: &mut [C::Id]) -> Result<(), Refused> {
         match self {
-            FlakeClock::Plain(clock) => clock.fill(ids).map_err(|_| Refused::Clock),
+            Served::Plain(clock) => clock.issue_all(ids).map_err(|_| Refused::Clock),
             #[cfg(feature = "etcd")]
-            FlakeClock::Leased { clock, .. } => clock.fill(ids).map_err(|e| match e {
+            Served::Leased { clock, .. } => clock.fill(ids).map_err(|e| match e {
                 LeaseError::Id(_) => Refused::Clock,
                 _ => Refused::Lease,
             }),
@@ -50,8 +53,8 @@ impl FlakeClock {
     #[cfg(feature = "etcd")]
     pub(crate) fn lease(&self) -> Option<&Arc<NodeLease>> {
         match self {
-            FlakeClock::Plain(_) => None,
-            FlakeClock::Leased { lease, .. } => Some(lease),
+            Served::Plain(_) => None,
+            Served::Leased { lease, .. } => Some(lease),
         }
     }
 
@@ -60,21 +63,21 @@ impl FlakeClock {
     #[inline]
     pub(crate) fn pace(&self, n: usize) -> Duration {
         match self {
-            FlakeClock::Plain(clock) => clock.pace(n),
+            Served::Plain(clock) => clock.pace(n),
             #[cfg(feature = "etcd")]
-            FlakeClock::Leased { clock, .. } => clock.pace(n),
+            Served::Leased { clock, .. } => clock.pace(n),
         }
     }
 }
 
-impl Deref for FlakeClock {
-    type Target = flake::Clock;
+impl<C> Deref for Served<C> {
+    type Target = C;
 
-    fn deref(&self) -> &flake::Clock {
+    fn deref(&self) -> &C {
         match self {
-            FlakeClock::Plain(clock) => clock,
+            Served::Plain(clock) => clock,
             #[cfg(feature = "etcd")]
-            FlakeClock::Leased { clock, .. } => clock.clock(),
+            Served::Leased { clock, .. } => clock.clock(),
         }
     }
 }
