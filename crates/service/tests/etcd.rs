@@ -510,3 +510,38 @@ async fn restarts_on_a_leased_node_never_push_ids_ahead() {
     );
     support::assert_unique(&mut all);
 }
+
+/// A bounded soak on leased node ids: lives stopped by SIGTERM and SIGKILL
+/// under two pipelined clients (a killed holder's node id stays taken for
+/// the TTL, so the next life may lease another); across all of them no id
+/// repeats and none runs more than the max lead ahead of the wall clock.
+#[tokio::test]
+async fn soak_restarts_on_leased_nodes_under_load() {
+    use common::lives::{Stop, check, lives};
+    let Some(etcd) = support::etcd().await else {
+        return;
+    };
+    let endpoint = etcd.endpoint();
+    let stops = [
+        Stop::Term,
+        Stop::Kill,
+        Stop::Term,
+        Stop::Term,
+        Stop::Kill,
+        Stop::Term,
+    ];
+    let seen = tokio::task::spawn_blocking(move || {
+        let args = [
+            "--etcd",
+            &endpoint,
+            "--prefix",
+            "/test/soak",
+            "--lease-ttl",
+            "2s",
+        ];
+        lives(&args, &stops, Duration::from_millis(400))
+    })
+    .await
+    .expect("the lives");
+    check("soak: 6 lives on leased node ids", &seen);
+}

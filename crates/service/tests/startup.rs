@@ -47,6 +47,23 @@ fn t_in_microseconds_is_refused_and_the_state_file_left_alone() {
     );
 }
 
+/// `-t $(date +%s)`: seconds for milliseconds, a time in 1970 that would
+/// guard nothing; and a time more than an hour ahead, which would keep the
+/// server from serving until then.
+#[test]
+fn t_in_seconds_or_far_ahead_is_refused() {
+    let seconds = (now_ms() / 1_000).to_string();
+    let line = refused(&["-t", &seconds]);
+    assert!(
+        line.starts_with(&format!("error: -t {seconds} is before")),
+        "{line}"
+    );
+    assert!(line.contains("seconds"), "{line}");
+    let ahead = (now_ms() + 2 * 3_600_000).to_string();
+    let line = refused(&["-t", &ahead]);
+    assert!(line.contains("ahead of now"), "{line}");
+}
+
 #[test]
 fn an_epoch_in_the_future_is_refused() {
     let line = refused(&["--epoch-ms", "99999999999999"]);

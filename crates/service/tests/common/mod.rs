@@ -13,6 +13,8 @@ use std::time::{Duration, SystemTime};
 
 use kguid_service::{Config, Listeners, Report, run};
 
+pub mod lives;
+
 /// A server running `run` in a thread of this process.
 pub struct Server {
     pub addr: SocketAddr,
