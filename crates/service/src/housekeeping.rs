@@ -31,6 +31,7 @@ impl Housekeeping {
     pub(crate) async fn tick(&mut self, shared: &Shared) {
         let now = Instant::now();
         self.horizon(shared, now).await;
+        crate::connection::give_back_memory(&shared.counts);
         let c = &shared.counts;
         let rejected = c.closed(Closed::Cap);
         if let Some(prev) = self.rejected.due(&rejected, now) {
