@@ -4,7 +4,6 @@
 mod common;
 
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::time::{Duration, Instant};
 
 use common::{ChildServer, ask, raw, silent};
@@ -27,22 +26,23 @@ fn answered(s: &mut TcpStream, wait: Duration) -> bool {
 
 #[test]
 fn accept_fails_with_emfile_and_the_server_keeps_serving() {
-    let mut server = ChildServer::binary(&[], |cmd| {
-        // SAFETY: runs in the child between fork and exec, calling only
-        // setrlimit, which is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                let lim = libc::rlimit {
-                    rlim_cur: NOFILE,
-                    rlim_max: NOFILE,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    });
+    // Started with room for its caps (it checks them against the limit),
+    // then left with a few descriptors: the limit as a busy system meets it.
+    let mut server = ChildServer::binary(&[], |_| {});
+    let lim = libc::rlimit {
+        rlim_cur: NOFILE,
+        rlim_max: NOFILE,
+    };
+    // SAFETY: prlimit reads `lim` and writes nothing (no old limit asked).
+    let set = unsafe {
+        libc::prlimit(
+            server.child.id() as libc::pid_t,
+            libc::RLIMIT_NOFILE,
+            &lim,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(set, 0, "{}", std::io::Error::last_os_error());
     // Connect until one is not served: the server is out of descriptors.
     let mut served = Vec::new();
     let mut stuck = None;

@@ -17,8 +17,10 @@ use kguid_service::Config;
 const T0: u64 = 1_700_002_860_000_000_000;
 
 /// 256 ids per hour-long unit, no lead, and a clock that stands still: the
-/// third request of 255 waits for the next hour.
-fn hourly() -> Config {
+/// third request of 255 waits for the next hour. A state file says the
+/// previous run ended the hour before (without one, a restart could not
+/// issue in the hour it starts in, where the previous run may have).
+fn hourly(name: &str) -> Config {
     let mut c = Config::default();
     c.layout = Layout::new(45, 10, 8)
         .unwrap()
@@ -26,6 +28,9 @@ fn hourly() -> Config {
         .unwrap();
     c.max_lead = Duration::ZERO;
     c.time = Some(Arc::new(MockTime::new(T0)));
+    let state = common::temp_dir(name).join("state");
+    std::fs::write(&state, format!("{}\n", T0 - 3_600_000_000_000)).unwrap();
+    c.state = Some(state);
     c
 }
 
@@ -45,7 +50,7 @@ fn wait_at_the_cap(server: &Server) -> std::net::TcpStream {
 
 #[test]
 fn a_wait_at_the_cap_ends_on_shutdown_and_its_ids_are_counted() {
-    let mut c = hourly();
+    let mut c = hourly("wait-shutdown");
     c.grace = Duration::from_secs(30);
     let server = Server::start(c);
     let _s = wait_at_the_cap(&server);
@@ -62,7 +67,7 @@ fn a_wait_at_the_cap_ends_on_shutdown_and_its_ids_are_counted() {
 
 #[test]
 fn a_wait_at_the_cap_ends_on_the_idle_timeout() {
-    let mut c = hourly();
+    let mut c = hourly("wait-idle");
     c.idle_timeout = Some(Duration::from_millis(500));
     let server = Server::start(c);
     let mut s = wait_at_the_cap(&server);
