@@ -16,9 +16,9 @@
 //! ```
 //!
 //! The server is a single-threaded event loop that keeps about 4 KB per
-//! connection, a reply at most even for a client that never reads: `run` serves on listeners the caller opened (tests
-//! bind port 0 and really shut it down), and `serve_main` is `guid serve`
-//! with its flags. Its guarantees, next to noeqd's, are in the crate's
+//! connection (a reply at most, even for a client that never reads):
+//! `run` serves on listeners the caller opened (tests bind port 0 and
+//! really shut it down), and `serve_main` is `guid serve` with its flags. Its guarantees, next to noeqd's, are in the crate's
 //! README; its metrics, health checks and logs in docs/metrics.md.
 //!
 //! # Features
