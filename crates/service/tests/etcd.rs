@@ -317,7 +317,6 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     });
     assert_eq!(nodes(&served), nodes(&ids_a), "the same node id");
     assert!(served[0] > last_a, "B starts after A's ids");
-    let last_a = served[served.len() - 1];
 
     // Requests without pause, 16 at a time, until B's clock has caught up
     // with A's ids and B's ids have run more than the TTL past its first:
@@ -326,7 +325,7 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     let mut s = raw(b.addr);
     let (mut requests, mut refused, mut issued) = (0u64, 0u64, 0u64);
     let mut first_b = None;
-    let mut prev = last_a;
+    let mut prev = served[served.len() - 1];
     let past = |first: Option<u64>, last: u64| {
         first.is_some_and(|f| time(last) > time(f) + Duration::from_millis(2_100))
     };
