@@ -49,3 +49,31 @@ fn serve_answers_noeqd_requests_and_stops_on_sigterm() {
     log.read_to_string(&mut rest).unwrap();
     assert!(rest.contains("2 64-bit ids"), "{rest}");
 }
+
+/// Durations are read by `humantime`, bare numbers as seconds: each of
+/// these starts the service, where a hand-written parser refused them
+/// ("too long", "unknown unit").
+#[test]
+fn serve_takes_durations_in_any_unit() {
+    for duration in ["5000000000ns", "1m30s", "1.5s", "2.5", "30"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_guid"))
+            .args(["serve", "-l", "127.0.0.1:0", "--idle-timeout", duration])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("guid serve starts");
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        log.read_line(&mut first).unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            first.contains("listening on 127.0.0.1:"),
+            "--idle-timeout {duration}: {first:?}"
+        );
+    }
+    let run = Command::new(env!("CARGO_BIN_EXE_guid"))
+        .args(["serve", "-l", "127.0.0.1:0", "--idle-timeout", "-1s"])
+        .output()
+        .expect("guid serve runs");
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+}

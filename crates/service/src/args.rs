@@ -374,31 +374,16 @@ pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
 }
 
 /// Parses a duration: a number with `ns`, `us`, `ms`, `s`, `m` or `h`
-/// (seconds when bare).
+/// (seconds when bare), read by `humantime`, so units combine (`1m30s`),
+/// numbers may have decimals (`1.5s`) and any count of a unit up to the
+/// largest `Duration` is taken (`5000000000ns`).
 pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (number, unit) = s.split_at(digits);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration like 300ms, 30s or 5m"))?;
-    let per = match unit {
-        "ns" => Duration::from_nanos(1),
-        "us" | "µs" => Duration::from_micros(1),
-        "ms" => Duration::from_millis(1),
-        "" | "s" => Duration::from_secs(1),
-        "m" => Duration::from_secs(60),
-        "h" => Duration::from_secs(3600),
-        _ => {
-            return Err(format!(
-                "{s:?}: unknown unit {unit:?} (ns, us, ms, s, m or h)"
-            ));
-        }
-    };
-    u32::try_from(n)
-        .ok()
-        .and_then(|n| per.checked_mul(n))
-        .ok_or_else(|| format!("{s:?} is too long"))
+    // A bare number is seconds, as the docs have always said.
+    let bare = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    let text = if bare { format!("{s}s") } else { s.to_owned() };
+    humantime::parse_duration(&text)
+        .map_err(|e| format!("{s:?} is not a duration like 300ms, 1.5s, 1m30s or 5m: {e}"))
 }
 
 #[cfg(test)]
@@ -533,7 +518,26 @@ mod tests {
         assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
         assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
         assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
-        for bad in ["", "ms", "-1s", "1.5s", "3 days", "99999999999h"] {
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(
+            parse_duration("5000000000ns").unwrap(),
+            Duration::from_secs(5)
+        );
+        assert_eq!(parse_duration("2.5").unwrap(), Duration::from_millis(2500));
+        assert_eq!(
+            parse_duration("4294967296s").unwrap(),
+            Duration::from_secs(1 << 32)
+        );
+        assert_eq!(parse_duration("1h 30m").unwrap(), Duration::from_secs(5400));
+        for bad in [
+            "",
+            "ms",
+            "-1s",
+            "3 parsecs",
+            "1..5s",
+            "99999999999999999999999h",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }
