@@ -187,31 +187,42 @@ pub enum GenFormat {
 const INSPECT_HELP: &str = concat!(
     "\
 How an id is read:
-  Every form and kind that --from and --as allow is tried. The id is printed
-  when exactly one of them gives a valid id (drift code 1..=7), so a local
-  form needs no --as l. When two give different ids, nothing is guessed: the
-  id is refused with the flags of each reading.
+  1. The sortable string is tried first and wins: without --from, base62,
+     hex and ints are read only when the input cannot be a sortable string
+     of any kind (wrong length, a character outside its alphabet, drift
+     code 0). So `guid gen ... | guid inspect` reads back every line gen
+     prints as a string, its default, global or --local.
+  2. 16 characters that are both a global and a local string (a local id
+     of drift code 4 or more; gen's default global and --local strings
+     never are) are read as the global id unless --as l; the \"kind\" field
+     says which was read, and the status is 0.
+  3. A UUID (36 characters, '-' at index 8) is a v3 128-bit id (kind x),
+     with or without --v3.
+  4. Otherwise every form and kind that --from and --as allow is tried; the
+     id is printed when exactly one gives a valid id (drift code 1..=7), so a
+     local form needs no --as l, and refused with each reading's flags when
+     two give different ids.
 
   11 characters      base62 of a local id
   16 characters      a sortable string (global, or local: .0-9A-E only),
-                     16 hex digits (local) or 16 base62 digits (global)
+                     else 16 hex digits (local); 16 base62 digits of a
+                     global id always also spell a string: --from base62
   17 characters      base62 of a global id
   24 characters      hex of a global id
   19 or 20 digits    int: the 64-bit value of a local id
   \"...\" or \"*...\"    JSON of a global or a local id
+  36 characters      a UUID: a v3 128-bit id
 
-  Only 16 characters can be ambiguous. 16-digit global base62 always also
-  reads as a global string, so it needs --from base62; a string without '.'
-  or '_' often reads as base62 too (--from string). A local string without
-  '.' can be hex, and with drift code 4 or more (as can local hex) also a
-  global string: --from string --as l, or --from hex.
+  So only 16 characters need --from: 16-digit global base62 (--from
+  base62) and 16 hex digits of a local id that also spell a string
+  (--from hex). gen --format base62 or hex reads back with that --from.
 
   With --v3, ids are read as fogfish/guid v3 ids, whose fixed widths leave
   one reading per length: 16 characters are a sortable string (global unless
   --as l; --from hex for 16 hex digits), 36 a UUID (a 128-bit id, kind x),
   11, 17 or 22 characters base62 (local, global, 128-bit), 24 or 32 hex
   digits (global, 128-bit), other runs of up to 20 digits an int (local), and
-  \"...\" the JSON of the id its contents are. A UUID without --v3 is refused.
+  \"...\" the JSON of the id its contents are.
   --from-v2 reads v2 ids as above and prints the v3 id of each (Go's FromV2).
 
   Flake ids (gen --flake) are not guid ids and have no form here: their int
@@ -222,17 +233,15 @@ What --extract finds:
   letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
   quotes and star, as the JSON of a local id; any other token is read alone
   (\"TOKEN\" reads as JSON under --from json). Each token is read as an
-  id is above, and printed when it is exactly one id, with \"line\" (counted
-  from 1 over the arguments and standard input) before the other fields.
-  A token that reads as several ids is taken as the sortable string if
-  exactly one of them is one (logs print ids as strings; --from base62 says
-  otherwise). Tokens that are no id or still read as several are skipped,
+  id is above (the same rule: the sortable string wins), and printed when
+  it is an id, with \"line\" (counted from 1 over the arguments and standard
+  input) before the other fields. Tokens that are no id or read as several are skipped,
   silently and with status 0, so a word that happens to be an id is printed
   too: use --from and --as to say which forms your logs hold. An id must not touch
   another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
   sentence's '.', and is skipped. Under --v3 tokens are read as v3 ids, and
   '-' is an id character too, so a UUID token is found as a 128-bit id (x);
-  without --v3 a UUID is never found. Lines of any length are scanned, holding
+  without --v3 '-' separates tokens (as in req-ID), so a UUID is not found. Lines of any length are scanned, holding
   no more than one id's worth of each.
 
 ",

@@ -6,8 +6,8 @@
 //! `"RUN"` is read as JSON under `--from json`, and alone otherwise (the JSON
 //! of a global id is its sortable string in quotes, so alone it reads the
 //! same). Every other run is read alone. Each is read as `inspect` reads an
-//! id, and is an id when it reads as exactly one, or, without `--from`, as
-//! several of which exactly one is a sortable string (what logs print).
+//! id, by the same rule (`form`'s docs): the sortable string, what logs
+//! print, is tried first and wins.
 //!
 //! Lines arrive in pieces of any size; only the current run is kept, and
 //! only up to the longest id, so a line of any length takes bounded memory.

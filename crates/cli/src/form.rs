@@ -1,26 +1,29 @@
 //! The textual forms of an id and how an input is read as one.
 //!
-//! A reading is a form and a kind (global or local). Every reading that
-//! `--from` and `--as` allow is tried, and:
+//! The rule, the same for `inspect` and `inspect --extract`:
 //!
-//! - exactly one valid id (the readings that succeed agree): that id;
-//! - none: the error of the reading the input looks most like;
-//! - two different ids: refused, naming the flags of each reading.
-//!
-//! Nothing is guessed: a value is read one way only when every other way
-//! is invalid (wrong length, a byte outside the alphabet, drift code 0).
-//! That is how a local form implies `--as l`.
+//! 1. Without `--from`, the canonical sortable string is tried first, and a
+//!    valid one wins: base62, hex and ints are read only under `--from`, or
+//!    when the input cannot be a sortable string of any kind (wrong length,
+//!    a byte outside the alphabet, drift code 0).
+//! 2. A 16-character string that is a valid global and a valid local string
+//!    is read as the global id unless `--as l` says otherwise. `gen`'s
+//!    default output, global (drift code 3, first character `N`..`c`) and
+//!    `--local` (first character `5` or `6`), never reads as the other kind;
+//!    only local ids with drift code 4 or more (`--drift-code 4`) do, and
+//!    need `--as l`. The object's `kind` says which was read.
+//! 3. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
+//!    `--v3`.
+//! 4. Otherwise every reading that `--from` and `--as` allow is tried:
+//!    exactly one valid id is that id, none is the error of the reading the
+//!    input looks most like, two different ids are refused with the flags of
+//!    each reading.
 //!
 //! Lengths: a sortable string is 16 characters (global or local), base62
 //! 11 (local) or 16–17 (global), hex 16 (local) or 24 (global), an int
 //! (the decimal value of a local id) 19–20 digits, JSON starts with `"`.
-//! Only 16 characters can be ambiguous. Every valid 16-digit global base62
-//! is also a valid global sortable string (the alphabets nest and its first
-//! digit gives a drift code of 1 or more), and a global string without `.`
-//! or `_` is often valid base62, so those need `--from`. A local string
-//! without `.` may be hex too, and local hex or a local string with drift
-//! code 4 or more (or 16 hex digits from `7` up) is also a valid global
-//! string.
+//! So only 16 characters need `--from`: 16-digit global base62 and 16 hex
+//! digits of a local id usually also read as a sortable string, which wins.
 
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
@@ -41,7 +44,7 @@ pub enum Form {
     Json,
     /// The 64-bit value of a local id in decimal (19 or 20 digits)
     Int,
-    /// The canonical UUID string of a v3 128-bit id (36 characters; --v3)
+    /// The canonical UUID string of a v3 128-bit id (36 characters)
     Uuid,
 }
 
@@ -150,6 +153,9 @@ const READINGS: [(Form, Kind); 10] = [
 /// Reads `input` as an id, trying every reading the flags allow (module
 /// docs). The error says what is wrong, not what the input was.
 pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
+    if is_uuid(input, form) {
+        return decode_v3(input, kind, Some(Form::Uuid));
+    }
     let (found, n) = readings(input, kind, form);
     match found[..n] {
         [Some((_, _, id))] => Ok(id),
@@ -162,6 +168,9 @@ pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id
 /// the cost of saying why not, for searching text where most words are no
 /// id.
 pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<Id> {
+    if is_uuid(input, form) {
+        return decode_v3(input, kind, Some(Form::Uuid)).ok();
+    }
     match readings(input, kind, form) {
         ([Some((_, _, id)), ..], 1) => Some(id),
         _ => None,
@@ -190,7 +199,26 @@ fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
             }
         }
     }
+    // Without --from (or with --from string), a sortable string wins, and
+    // of a string of both kinds the global id (module docs): READINGS
+    // lists it first.
+    if form.is_none_or(|form| form == Form::String) {
+        if let Some(string) = found[..n].iter().flatten().find(|r| r.0 == Form::String) {
+            let mut one = [None; READINGS.len()];
+            one[0] = Some(*string);
+            return (one, 1);
+        }
+    }
     (found, n)
+}
+
+/// Whether `input` is read as a UUID: under `--from uuid`, or without
+/// `--from` when it has a UUID's shape (36 characters, `-` at index 8).
+fn is_uuid(input: &[u8], form: Option<Form>) -> bool {
+    match form {
+        Some(form) => form == Form::Uuid,
+        None => input.len() == 36 && input.get(8) == Some(&b'-'),
+    }
 }
 
 /// Reads `input` as a v3 id of the generation `v3` says, or a v2 one.
@@ -366,9 +394,6 @@ fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
 /// Why no reading gave an id: the error of the reading `input` looks most
 /// like, or what is wrong with its length.
 fn why_not(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> String {
-    if form.is_none() && input.len() == 36 && input.get(8) == Some(&b'-') {
-        return "a UUID, which is a v3 128-bit id: add --v3".to_owned();
-    }
     let form = match form {
         Some(form) => form,
         None => match likely_form(input) {

@@ -6,12 +6,12 @@ mod common;
 
 use std::process::Stdio;
 
-use common::{Run, check_each, command, guid, guid_stdin, object_g, object_l, readings};
+use common::{check_each, command, guid, guid_stdin, object_g, object_l};
 use guid::{Drift, Guid, Luid};
 use serde_json::Value;
 
 /// Ids per gen run: enough for sequences past 64, whose strings often
-/// have no `.` and so also read as base62.
+/// have no `.` and so also read as base62 (the string wins).
 const N: &str = "300";
 
 /// The object of the id gen printed as `line` in `form`, decoded here with
@@ -74,40 +74,41 @@ fn round_trip(gen_flags: &[&str], form: &str, inspect_flags: &[&str]) -> (Vec<St
 }
 
 /// Without flags, every form of both kinds reads back as the id gen made,
-/// except a value that also reads as another id, which is refused. Which
-/// forms can be refused is fixed by their lengths and alphabets.
+/// except 16-digit global base62 and local hex, which also spell a sortable
+/// string: the string wins, so they read as it (status 0) and need --from.
 #[test]
 fn gen_pipes_to_inspect_without_flags() {
     // Unique by length or marker: 24 hex digits, JSON, 11 base62 digits,
-    // 19 or 20 decimal digits.
+    // 19 or 20 decimal digits; and the sortable string, tried first.
     for (gen_flags, form) in [
         (&[][..], "hex"),
         (&[], "json"),
         (&["--local"], "json"),
         (&["--local"], "base62"),
         (&["--local"], "int"),
+        (&[], "string"),
+        (&["--local"], "string"),
     ] {
         let flags = [gen_flags, &["-n", N]].concat();
         let (lines, refused) = round_trip(&flags, form, &[]);
         assert_eq!((lines.len(), refused), (300, 0), "{gen_flags:?} {form}");
     }
 
-    // 16 characters: read back unless the line also spells another id.
-    for (gen_flags, form) in [
-        (&[][..], "string"),
-        (&["--local"], "string"),
-        (&["--local"], "hex"),
-    ] {
-        let flags = [gen_flags, &["-n", N]].concat();
-        let (lines, _) = round_trip(&flags, form, &[]);
-        assert_eq!(lines.len(), 300, "{gen_flags:?} {form}");
+    // 16 characters that are also a sortable string read as that string;
+    // lowercase local hex that is no string reads as the hex.
+    for (gen_flags, form) in [(&[][..], "base62"), (&["--local"], "hex")] {
+        let made_by = guid(["gen", "-n", N, "--format", form].iter().chain(gen_flags));
+        let run = guid_stdin(["inspect"], made_by.stdout.as_bytes());
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{form}");
+        let strings = run
+            .objects()
+            .iter()
+            .zip(made_by.lines())
+            // Lowercase hex is often no string: then it is the hex.
+            .filter(|(o, line)| line.len() == 16 && (o["string"] == **line || o[form] == **line))
+            .count();
+        assert_eq!(strings, 300, "{gen_flags:?} {form}: read as the string");
     }
-
-    // The default drift's global base62 is 16 digits, and every 16-digit
-    // global base62 is also a valid global string: always refused.
-    let (lines, refused) = round_trip(&["-n", N], "base62", &[]);
-    assert!(lines.iter().all(|line| line.len() == 16), "{lines:?}");
-    assert_eq!(refused, 300);
 
     // Drift code 7 gives 17 digits, which no other form has.
     let (lines, refused) = round_trip(&["-n", N, "--drift", "86400"], "base62", &[]);
@@ -202,23 +203,6 @@ fn gen_pipes_to_inspect_through_a_pipe() {
     assert!(hex.windows(2).all(|w| w[0] < w[1]), "increasing");
 }
 
-/// Asserts `inspect flags input` refused the input as ambiguous, on one
-/// line that names each of `flags_named`.
-fn refused(flags: &[&str], input: &str, named: &[&str]) -> Run {
-    let run = guid(["inspect"].iter().chain(flags).chain([&input]));
-    assert_eq!(
-        (run.code, run.stdout.as_str()),
-        (3, ""),
-        "{flags:?} {input}"
-    );
-    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
-    let quoted = format!("invalid id '{input}'");
-    for needle in [quoted.as_str(), "ambiguous", "--from"].iter().chain(named) {
-        assert!(run.stderr.contains(needle), "{needle:?} in {}", run.stderr);
-    }
-    run
-}
-
 /// Asserts `inspect flags input` read the input as the id `want`.
 fn read_as(flags: &[&str], input: &str, want: Value) {
     let run = guid(["inspect"].iter().chain(flags).chain([&input]));
@@ -232,10 +216,10 @@ fn read_as(flags: &[&str], input: &str, want: Value) {
     assert_eq!(got, want, "{flags:?} {input}");
 }
 
-/// Each way 16 characters can read as two or three ids: refused without
-/// the flags that pick one, read as that one with them.
+/// Each way 16 characters can read as two or three ids: the sortable
+/// string wins, the global one first; the flags pick any other reading.
 #[test]
-fn inspect_refuses_what_reads_as_two_ids() {
+fn sixteen_characters_read_as_the_string_first() {
     let d4 = Drift::new(4).expect("drift code 4");
     let g = Guid::compose(0xe762_74c6, 0, 8192, Drift::DEFAULT).expect("id");
     let l4 = Luid::compose(0, 8192, d4).expect("id");
@@ -244,57 +228,43 @@ fn inspect_refuses_what_reads_as_two_ids() {
     let base62 = g.to_base62();
     assert_eq!(base62, "cdfbqcXW5qATldeS");
     let string_of_other = Guid::parse_bytes(base62.as_bytes()).expect("a string too");
-    for flags in [&[][..], &["--as", "g"]] {
-        refused(flags, &base62, &["--from base62", "--from string --as g"]);
+    for flags in [&[][..], &["--as", "g"], &["--from", "string"]] {
+        read_as(flags, &base62, object_g(string_of_other));
     }
     read_as(&["--from", "base62"], &base62, object_g(g));
-    read_as(&["--from", "string"], &base62, object_g(string_of_other));
 
     // A global string without '.' or '_' is also base62.
     let string = "NlpJwpyS1Q9vEZ12";
     let as_string = Guid::parse_bytes(string.as_bytes()).expect("a string");
     let as_base62 = Guid::from_base62(string).expect("base62 too");
-    refused(&[], string, &["--from base62", "--from string --as g"]);
-    read_as(&["--from", "string"], string, object_g(as_string));
+    read_as(&[], string, object_g(as_string));
     read_as(&["--from", "base62"], string, object_g(as_base62));
 
-    // Local hex of digits only is also a local string, even with --as l.
+    // Local hex of digits only is also a local string.
     let hex = "6000000000002000";
     let as_hex = Luid::from_u64(0x6000_0000_0000_2000).expect("id");
     let as_string = Luid::parse_bytes(hex.as_bytes()).expect("a string too");
-    for flags in [&[][..], &["--as", "l"]] {
-        refused(flags, hex, &["--from hex", "--from string --as l"]);
+    for flags in [&[][..], &["--as", "l"], &["--from", "string"]] {
+        read_as(flags, hex, object_l(as_string));
     }
     read_as(&["--from", "hex"], hex, object_l(as_hex));
-    read_as(&["--from", "string"], hex, object_l(as_string));
 
-    // A local string of drift code 4 or more is also a global string.
+    // A local string of drift code 4 or more is also a global string: the
+    // global id, unless --as l.
     let string = l4.to_string();
     assert_eq!(string, "7...........1...");
     let as_global = Guid::parse_bytes(string.as_bytes()).expect("global too");
-    for flags in [&[][..], &["--from", "string"]] {
-        refused(
-            flags,
-            &string,
-            &["--from string --as g", "--from string --as l"],
-        );
+    for flags in [&[][..], &["--from", "string"], &["--as", "g"]] {
+        read_as(flags, &string, object_g(as_global));
     }
     read_as(&["--as", "l"], &string, object_l(l4));
-    read_as(&["--as", "g"], &string, object_g(as_global));
 
     // Its hex is also a local and a global string: three ids.
     let hex = data_encoding::HEXLOWER.encode(&l4.to_bytes());
     assert_eq!(hex, "8000000000002000");
-    let run = refused(
-        &[],
-        &hex,
-        &[
-            "3 different ids",
-            "--from hex",
-            "--from string --as l",
-            "--from string --as g",
-        ],
-    );
-    assert_eq!(readings(&hex, &[]).len(), 3, "{run:?}");
+    let global = Guid::parse_bytes(hex.as_bytes()).expect("global string");
+    let local = Luid::parse_bytes(hex.as_bytes()).expect("local string");
+    read_as(&[], &hex, object_g(global));
+    read_as(&["--as", "l"], &hex, object_l(local));
     read_as(&["--from", "hex"], &hex, object_l(l4));
 }

@@ -166,8 +166,8 @@ fn inspect_v3_reads_by_length_and_flags() {
         "{run:?}"
     );
     assert!(run.stderr.contains("UUIDv8"), "{run:?}");
-    // A UUID is v3's.
-    fails(&guid(["inspect", uuid]), 3, "add --v3");
+    // A UUID is v3's 128-bit id, read without --v3 too.
+    assert_eq!(object(&guid(["inspect", uuid])), inspect_v3(uuid));
     fails(
         &guid(["inspect", "--as", "x", "N...0ngIdY...1.."]),
         3,

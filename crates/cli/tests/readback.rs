@@ -1,0 +1,186 @@
+//! `guid gen | guid inspect` reads back every id `gen` prints, in every
+//! form, and `inspect --extract` finds the same ids: the sortable string is
+//! tried first and wins, so a string that also reads as base62 or hex is
+//! no longer refused as ambiguous.
+
+mod common;
+
+use common::{guid, guid_stdin};
+use serde_json::Value;
+
+/// How many ids each run prints.
+const N: usize = 5000;
+
+/// `gen GEN...`'s lines.
+fn gen_lines(gen_flags: &[&str]) -> Vec<String> {
+    let n = N.to_string();
+    let run = guid(["gen", "-n", &n].iter().chain(gen_flags));
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (0, ""),
+        "gen {gen_flags:?}"
+    );
+    let lines: Vec<String> = run.lines().iter().map(|l| (*l).to_owned()).collect();
+    assert_eq!(lines.len(), N, "gen {gen_flags:?}");
+    lines
+}
+
+/// The field of `object` that is the text of `form`, to compare with the
+/// line read: ints are compared through their hex.
+fn text_of(object: &Value, form: &str, line: &str) -> (String, String) {
+    match form {
+        "int" => (
+            object["hex"].as_str().expect("hex").to_owned(),
+            format!("{:016x}", line.parse::<u64>().expect("an int")),
+        ),
+        _ => (
+            object[form].as_str().expect("a text").to_owned(),
+            line.to_owned(),
+        ),
+    }
+}
+
+/// Pipes `gen GEN...` into `inspect INSPECT...` and `inspect --extract
+/// INSPECT...`: every line reads back as the id printed, with status 0,
+/// and both modes give the same objects. Returns the lines read back.
+fn reads_back(gen_flags: &[&str], inspect_flags: &[&str], form: &str) -> usize {
+    let lines = gen_lines(gen_flags);
+    let input = lines.join("\n") + "\n";
+    let run = guid_stdin(["inspect"].iter().chain(inspect_flags), input.as_bytes());
+    let what = format!("gen {gen_flags:?} | inspect {inspect_flags:?}");
+    let objects = run.objects();
+    let same = objects
+        .iter()
+        .zip(&lines)
+        .filter(|(o, l)| {
+            let (got, want) = text_of(o, form, l);
+            got == want
+        })
+        .count();
+    // Counts, and the first error, rather than thousands of lines.
+    assert_eq!(
+        (run.code, objects.len(), same),
+        (0, N, N),
+        "{what}: (status, lines read back, as the id printed) of {N}: {}",
+        run.stderr.lines().next().unwrap_or("")
+    );
+    // --extract reads the same tokens the same way (a UUID is a token only
+    // under --v3, where `-` is an id character).
+    let mut extract = vec!["inspect", "--extract"];
+    if gen_flags.contains(&"--x") && !inspect_flags.contains(&"--v3") {
+        extract.push("--v3");
+    }
+    extract.extend(inspect_flags);
+    let found = guid_stdin(&extract, input.as_bytes());
+    assert_eq!(
+        (found.code, found.stderr.as_str()),
+        (0, ""),
+        "{what} --extract"
+    );
+    let mut found = found.objects();
+    for (i, o) in found.iter_mut().enumerate() {
+        let o = o.as_object_mut().expect("an object");
+        assert_eq!(
+            o.remove("line"),
+            Some(Value::from(i + 1)),
+            "{what} --extract"
+        );
+    }
+    assert_eq!(found, objects, "{what}: --extract gives the same ids");
+    same
+}
+
+/// The sortable string, `gen`'s default, of every kind, read without flags
+/// (v3 global and local ids under --v3, which tells the generation; a UUID
+/// without it).
+#[test]
+fn gen_strings_read_back_without_flags() {
+    for (gen_flags, inspect_flags) in [
+        (&[][..], &[][..]),
+        (&["--local"], &[]),
+        (&["--v3"], &["--v3"]),
+        (&["--v3", "--local"], &["--v3"]),
+        (&["--v3", "--x"], &[]),
+        (&["--v3", "--x"], &["--v3"]),
+    ] {
+        assert_eq!(reads_back(gen_flags, inspect_flags, "string"), N);
+    }
+}
+
+/// Every `--format` of `gen`, of every kind: JSON and ints need no flag,
+/// and each form reads back under `--from FORM` (16-digit base62 and 16
+/// hex digits would otherwise read as the sortable string they also are).
+#[test]
+fn gen_formats_read_back() {
+    for (v3, kind) in [
+        (&[][..], &[][..]),
+        (&[], &["--local"]),
+        (&["--v3"], &[]),
+        (&["--v3"], &["--local"]),
+        (&["--v3"], &["--x"]),
+    ] {
+        let local = kind.contains(&"--local");
+        for form in ["string", "base62", "hex", "json", "int"] {
+            if form == "int" && !local {
+                continue;
+            }
+            let gen_flags: Vec<&str> = [v3, kind, &["--format", form]].concat();
+            let from = [v3, &["--from", form]].concat();
+            assert_eq!(reads_back(&gen_flags, &from, form), N, "{gen_flags:?}");
+            if matches!(form, "json" | "int") {
+                assert_eq!(reads_back(&gen_flags, v3, form), N, "{gen_flags:?}");
+            }
+        }
+    }
+}
+
+/// A local string with drift code 4 or more is also a global string: it
+/// reads as the global id, with status 0 and `"kind":"g"` saying so, and
+/// as the local id with `--as l`.
+#[test]
+fn a_string_of_both_kinds_is_global_unless_as_l() {
+    let lines = gen_lines(&["--local", "--drift-code", "5"]);
+    let input = lines.join("\n") + "\n";
+    let run = guid_stdin(["inspect"], input.as_bytes());
+    let global = run.objects().iter().filter(|o| o["kind"] == "g").count();
+    assert_eq!(
+        (run.code, global),
+        (0, N),
+        "{}",
+        run.stderr.lines().next().unwrap_or("")
+    );
+    assert_eq!(
+        reads_back(&["--local", "--drift-code", "5"], &["--as", "l"], "string"),
+        N
+    );
+    let run = guid(["inspect", "7..............."]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert_eq!(run.objects()[0]["kind"], "g");
+}
+
+/// `inspect --from-v2` reads every v2 string of the Go v3 vectors'
+/// `from_v2` cases without --from or --as (31 of 63 were refused as
+/// string or base62), and prints Go's `FromV2` of each.
+#[test]
+fn from_v2_reads_every_v2_string_of_the_vectors() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/fogfish-guid-v3.json"
+    ))
+    .expect("the vector file");
+    let data: Value = serde_json::from_str(&text).expect("vector JSON");
+    let (mut read, mut all) = (0, 0);
+    for c in data["from_v2"].as_array().expect("from_v2[]") {
+        if c["v2_code"] == 0 {
+            continue;
+        }
+        all += 1;
+        let input = c["v2_string"].as_str().expect("v2 text");
+        let run = guid(["inspect", "--from-v2", input]);
+        if run.code == 0 && run.objects()[0]["string"] == c["from_v2_string"]["string"] {
+            read += 1;
+        }
+    }
+    assert!(all > 0);
+    assert_eq!(read, all, "v2 strings read as Go converts them");
+}
