@@ -19,7 +19,7 @@ macro_rules! status {
         "  1  standard input or output could not be read or written\n"
     };
     (remote) => {
-        "     or no id service answered (gen --remote)\n"
+        "     or no id service answered, or not with the ids asked for (gen --remote)\n"
     };
     (pipe) => {
         "     (a reader that closes the pipe early, as `head` does, is no failure:\n      \
@@ -153,7 +153,7 @@ pub struct GenArgs {
     /// Take the ids from `guid serve` at these comma-separated addresses (its --listen-g listeners), moving to another on failure; the token comes from NOEQ_TOKEN
     #[arg(long, value_name = "ADDRS", value_delimiter = ',', conflicts_with_all = ["local", "node", "drift", "drift_code", "v3"])]
     pub remote: Vec<String>,
-    /// With --remote: 64-bit flake ids from the services' -l listeners
+    /// With --remote: 64-bit flake ids from the services' -l listeners (a reply of the other listener's kind, or ids whose time is over a day from now, fails with status 1)
     #[arg(long, requires = "remote")]
     pub flake: bool,
 }

@@ -3,11 +3,14 @@
 //! The clock fills a batch of ids with one read of the time, each id is
 //! encoded into a stack buffer and copied into one buffered, locked stdout.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use data_encoding::HEXLOWER;
+use guid::flake::Layout;
 use guid::{Clock, Guid, Luid, v3};
-use kguid_service::Client;
+use kguid_service::{Client, protocol};
 use serde::Serialize;
 
 use crate::cli::{GenArgs, GenFormat};
@@ -86,18 +89,143 @@ fn v3_clock(args: &GenArgs) -> v3::Clock {
 fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     let token = std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes());
     let token = token.as_deref().filter(|t| !t.is_empty());
+    probe(&args.remote, token, args.flake).map_err(Fail::Mismatch)?;
     if !args.flake {
         let mut client = Client::connect_g(&args.remote, token)?;
-        return print(args, |ids: &mut [Guid]| client.fill(ids), out);
+        return print(
+            args,
+            |ids: &mut [Guid]| {
+                client.fill(ids)?;
+                checked(ids.first().map(|id| id.time()), "96-bit ids", None)
+            },
+            out,
+        );
     }
     let mut client = Client::connect(&args.remote, token)?;
-    let fill = |ids: &mut [u64]| client.fill(ids);
+    let fill = |ids: &mut [u64]| -> Result<(), Fail> {
+        client.fill(ids)?;
+        checked(ids.first().map(|&id| flake_time(id)), "flake ids", None)
+    };
     match args.format.unwrap_or(GenFormat::Int) {
         GenFormat::Int => emit(args.count, fill, out, |id, out| write!(out, "{id}"))?,
         GenFormat::Hex => emit(args.count, fill, out, |id, out| hex(id.to_be_bytes(), out))?,
         _ => return Ok(bad_form("flake ids (--flake) print as int or hex")),
     }
     Ok(Status::Done)
+}
+
+/// How far from now the time of an id from a service may be: a reply
+/// further off is no id of the kind asked for (a flake id read as 96 bits,
+/// or the reverse, gives a time decades away).
+const PLAUSIBLE: Duration = Duration::from_secs(24 * 3600);
+
+/// How long [`probe`] waits for the rest of a reply.
+const PROBE_WAIT: Duration = Duration::from_millis(300);
+
+/// The Unix nanoseconds of a flake id in noeqd's layout (`guid serve`'s
+/// default): Twitter's epoch, milliseconds above 22 bits of node and
+/// sequence.
+fn flake_time(id: u64) -> u64 {
+    let layout = Layout::NOEQD;
+    let units = id >> (layout.node_bits() + layout.seq_bits());
+    let epoch = layout
+        .epoch()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let unit = layout.unit().as_nanos() as u64;
+    (epoch.as_nanos() as u64).saturating_add(units.saturating_mul(unit))
+}
+
+/// Refuses ids whose time (Unix nanoseconds) is not within [`PLAUSIBLE`]
+/// of now, naming the likely mistake.
+fn checked(time: Option<u64>, what: &str, addr: Option<&str>) -> Result<(), Fail> {
+    let Some(time) = time else { return Ok(()) };
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    if time.abs_diff(now) <= PLAUSIBLE.as_nanos() as u64 {
+        return Ok(());
+    }
+    let from = addr.map_or_else(String::new, |a| format!(" from {a}"));
+    let years = (time as f64 - now as f64) / 1e9 / (365.25 * 86400.0);
+    let hint = if what == "flake ids" {
+        "is it the 96-bit listener (--listen-g)? drop --flake"
+    } else {
+        "is it the 64-bit listener (-l)? add --flake"
+    };
+    Err(Fail::Mismatch(format!(
+        "the reply{from} does not look like {what} made now (its time is {years:+.1} years \
+         away): {hint}"
+    )))
+}
+
+/// Asks the first of `addrs` that accepts a connection for one id and
+/// checks the reply is one id of the kind asked for: 8 bytes for a flake
+/// id, 12 for a global one, with a plausible time. A 64-bit listener
+/// answers a request for one 96-bit id with 8 bytes and then nothing, so
+/// without this the client waits out its timeouts; a 96-bit listener's 12
+/// bytes read as 64-bit ids are garbage. An address that refuses, a token
+/// that is refused, or no reply, is left to the client to report.
+fn probe(addrs: &[String], token: Option<&[u8]>, flake: bool) -> Result<(), String> {
+    let preamble = match token {
+        Some(t) => match protocol::auth_preamble(t) {
+            Some(p) => p,
+            None => return Ok(()),
+        },
+        None => Vec::new(),
+    };
+    for addr in addrs {
+        let Some(socket) = addr.to_socket_addrs().ok().and_then(|mut a| a.next()) else {
+            continue;
+        };
+        let Ok(mut stream) = TcpStream::connect_timeout(&socket, Duration::from_secs(1)) else {
+            continue;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut request = preamble.clone();
+        request.push(1);
+        if stream.write_all(&request).is_err() {
+            continue;
+        }
+        // A reply comes in one piece: 12 bytes read at once for one flake
+        // id are a 96-bit listener's, and a wait for the rest of 12 ends
+        // soon at a 64-bit listener's 8.
+        let mut reply = [0u8; 16];
+        let mut got = 0;
+        let want = if flake { 8 } else { 12 };
+        while got < want {
+            match stream.read(&mut reply[got..]) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+            // The start of a reply is there; more comes at once or never.
+            let _ = stream.set_read_timeout(Some(PROBE_WAIT));
+        }
+        return match (flake, got) {
+            (_, 0) => Ok(()),
+            (true, 8) => {
+                let id = u64::from_be_bytes(reply[..8].try_into().unwrap_or_default());
+                checked(Some(flake_time(id)), "flake ids", Some(addr)).map_err(|e| e.to_string())
+            }
+            (true, _) => Err(format!(
+                "{addr} answered a request for one flake id with {got} bytes, not 8: it looks \
+                 like the 96-bit listener (--listen-g): drop --flake"
+            )),
+            (false, 12) => match Guid::from_slice(&reply[..12]) {
+                Ok(id) => {
+                    checked(Some(id.time()), "96-bit ids", Some(addr)).map_err(|e| e.to_string())
+                }
+                Err(_) => Err(format!(
+                    "{addr} sent no valid 96-bit id: is it the 64-bit listener (-l)? add --flake"
+                )),
+            },
+            (false, _) => Err(format!(
+                "{addr} answered a request for one 96-bit id with {got} bytes, not 12: it looks \
+                 like the 64-bit listener (-l): add --flake"
+            )),
+        };
+    }
+    Ok(())
 }
 
 /// What `gen` prints of each kind of id.

@@ -44,6 +44,10 @@ pub enum Fail {
     /// No id service answered.
     #[error("cannot get ids from the id service: {0}")]
     Remote(#[from] kguid_service::ClientError),
+    /// The service answered with something other than the ids asked for:
+    /// the message names the likely mistake.
+    #[error("{0}")]
+    Mismatch(String),
 }
 
 /// JSON is only ever written, so its errors are failed writes.

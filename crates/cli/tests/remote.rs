@@ -182,3 +182,70 @@ fn remote_conflicts_with_local_clock_flags() {
     let run = guid(["gen", "--flake"]);
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+/// A listener of the other kind is named, quickly and with status 1: the
+/// 96-bit one's 12-byte replies printed as flake ids were garbage with
+/// status 0 (`7141978313362056826`: year 2064), and the 64-bit one's 8
+/// bytes left a request for 96-bit ids waiting 6 s for "Resource
+/// temporarily unavailable".
+#[test]
+fn a_listener_of_the_other_kind_is_named() {
+    let serve = Serve::start(None);
+    for (addr, flake, hint) in [
+        (
+            &serve.global,
+            true,
+            "96-bit listener (--listen-g): drop --flake",
+        ),
+        (&serve.flake, false, "64-bit listener (-l): add --flake"),
+    ] {
+        let mut args = vec!["gen", "--remote", addr.as_str(), "-n", "3"];
+        if flake {
+            args.push("--flake");
+        }
+        let started = std::time::Instant::now();
+        let run = guid(&args);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (1, ""),
+            "{args:?}: {run:?}"
+        );
+        assert!(run.stderr.contains(hint), "{args:?}: {}", run.stderr);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(3),
+            "{args:?}"
+        );
+    }
+}
+
+/// A reply of the right length whose time is not now (a server of another
+/// layout or kind) is refused with status 1, naming the likely mistake.
+#[test]
+fn a_reply_from_another_time_is_refused() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let server = std::thread::spawn(move || {
+        // Answer every request byte of each connection with 8 bytes of a
+        // "flake id" from 2064.
+        for conn in listener.incoming().take(2) {
+            let mut conn = conn.expect("a connection");
+            let mut n = [0u8; 1];
+            while conn.read_exact(&mut n).is_ok() {
+                for _ in 0..n[0] {
+                    if conn
+                        .write_all(&7_141_978_313_362_056_826u64.to_be_bytes())
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let run = guid(["gen", "--remote", &addr, "--flake"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""), "{run:?}");
+    assert!(run.stderr.contains("flake ids made now"), "{}", run.stderr);
+    assert!(run.stderr.contains("drop --flake"), "{}", run.stderr);
+    drop(server);
+}
