@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use guid::{CLOCK, Clock, Guid, v3};
+use guid::{CLOCK, Clock, Guid, flake, v3};
 
 /// Ids per `guid_g_batch` call: the figure is per id.
 const BATCH: usize = 1024;
@@ -43,6 +43,18 @@ fn generate(c: &mut Criterion) {
     group.bench_function("v3_l", |b| b.iter(|| v3::l(black_box(&v3::CLOCK))));
     group.bench_function("v3_x", |b| b.iter(|| v3::x(black_box(&v3::CLOCK))));
 
+    // The flake clock on a layout whose sequence (2^23 ids a millisecond,
+    // from an epoch of 2023) does not run out here: the path of an id, not
+    // its waits.
+    let layout = flake::Layout::new(39, 1, 23)
+        .expect("39 + 1 + 23 = 63")
+        .with_epoch_ms(1_700_000_000_000);
+    let flake = flake::Clock::builder(layout)
+        .node(1)
+        .build()
+        .expect("node 1 fits");
+    group.bench_function("flake_next", |b| b.iter(|| black_box(&flake).next()));
+
     group.throughput(Throughput::Elements(BATCH as u64));
     let mut batch = [Guid::default(); BATCH];
     group.bench_function("guid_g_batch", |b| {
@@ -55,6 +67,15 @@ fn generate(c: &mut Criterion) {
     group.bench_function("v3_x_batch", |b| {
         b.iter(|| {
             v3::CLOCK.fill_x(black_box(&mut batch));
+            black_box(&batch);
+        })
+    });
+    let mut batch = [0u64; BATCH];
+    group.bench_function("flake_batch", |b| {
+        b.iter(|| {
+            black_box(&flake)
+                .fill(black_box(&mut batch))
+                .expect("not forked");
             black_box(&batch);
         })
     });

@@ -8,6 +8,7 @@ use crate::sequence::{Generation, Sequence, Settings};
 
 /// The v2 generation of the shared state machine: 32-bit nodes, and the
 /// first id of a tick has sequence 0.
+#[derive(Default)]
 pub(crate) struct V2;
 
 impl Generation for V2 {
@@ -44,8 +45,13 @@ impl Generation for V2 {
 /// decrease.
 ///
 /// The clock is aligned to a 64-byte cache line, so its state shares the
-/// line with nothing else that threads write. The state machine is the
-/// same as [`v3::Clock`](crate::v3::Clock)'s.
+/// line with nothing else that threads write.
+///
+/// This table is one state machine that every clock of the crate runs:
+/// [`v3::Clock`](crate::v3::Clock) runs it as it is, and the
+/// [flake clock](crate::flake::Clock) on its layout's units with a bound on
+/// how far ids borrow ahead (past it, that clock waits). This clock has no
+/// such bound and never waits: Go's `G` returns an id and cannot block.
 ///
 /// # Fork
 ///

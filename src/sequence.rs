@@ -1,16 +1,27 @@
-//! The state machine of both generations' clocks: one word `tick << 14 |
-//! seq` that only ever moves forward (backward for an inverse clock),
-//! installed with one compare-and-swap, and the node it stamps.
+//! The state machine of every clock in this crate: one word `unit << S |
+//! seq` that only ever moves forward, installed with one compare-and-swap,
+//! and the node it stamps.
 //!
-//! [`crate::Clock`] (v2) and [`crate::v3::Clock`] wrap a [`Sequence`] of
-//! their [`Generation`] and pack its states into their ids; everything
-//! else (steps back, stalls, borrowing ahead, forks, the end of the range,
-//! restarts, health) is here, once.
+//! [`Core`] is the machine, parameterised by its [`Units`]: how many
+//! sequence bits, what a unit of time is, where the range ends, the first
+//! sequence of a unit and whether the lead of borrowed units is bounded.
+//! The 96-bit clocks ([`crate::Clock`] and [`crate::v3::Clock`], through
+//! [`Sequence`]) give it compile-time constants (ticks of 2^17 ns, 14
+//! sequence bits, no bound); the flake clock gives it its runtime
+//! [`Layout`](crate::flake::Layout) and max lead. Steps back, stalls,
+//! borrowing ahead (and waiting past a bounded lead), forks, the end of the
+//! range, starts in the future and health are here, once; each clock only
+//! reacts in its documented way to what the machine reports (a fork, the
+//! end of the range) and packs its states into its ids.
+//!
+//! The machine counts forward. An inverse clock runs the same machine on
+//! the same forward time and issues the mirror of its states, `max_state -
+//! state`: the `max` of the forward clock is the inverse clock's `min`.
 
+use std::borrow::Borrow;
 use std::fmt;
-use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::fork;
@@ -23,13 +34,337 @@ use crate::time::{Source, unix_nanos};
 /// (the year 2554).
 const MAX_STATE: u64 = TICK_MASK << SEQ_BITS | SEQ_MAX;
 
-/// The state of an inverse clock that has issued nothing: one above the
-/// range, so its first id may be [`MAX_STATE`].
-const INVERSE_START: u64 = MAX_STATE + 1;
+/// The longest single nap of a clock that waits for its source.
+#[cfg(not(loom))]
+const MAX_NAP: Duration = Duration::from_millis(1);
 
-/// What a generation's clock does its own way: the only parameters of the
-/// shared state machine.
-pub(crate) trait Generation {
+/// What the state word of a clock means: the only parameters of [`Core`].
+/// Units count forward from the clock's epoch; a 96-bit generation answers
+/// with constants, the flake clock with its layout.
+pub(crate) trait Units {
+    /// Whether a clock of these units can be inverse: `false` (the flake
+    /// clock) leaves the mirror out of its machine at compile time.
+    const CAN_INVERT: bool;
+    /// Where the machine keeps its [`Watch`]: in a box of its own where the
+    /// clock must fit one cache line, or inline, a load nearer.
+    type WatchSlot: Borrow<Watch> + From<Watch>;
+    /// Bits of the sequence, below the unit.
+    fn seq_bits(&self) -> u32;
+    /// The unit of Unix time `ns`, counted forward (past the range's last
+    /// unit, the clock is used up).
+    fn unit_of(&self, ns: u64) -> u64;
+    /// The start of `unit`, Unix ns (for a wait).
+    fn start_of(&self, unit: u64) -> u64;
+    /// Nanoseconds per unit (for health).
+    fn unit_ns(&self) -> u64;
+    /// The last state of the range: its last unit's last sequence.
+    fn max_state(&self) -> u64;
+    /// The sequence of a forward clock's first id in a unit it has not
+    /// issued in.
+    fn first_seq(&self) -> u64;
+    /// How many units ids may run ahead of the reference (the latest unit
+    /// the source has shown, or the not-before bound) before the clock
+    /// waits for its source; `None` borrows without bound and never waits.
+    fn max_lead(&self) -> Option<u64>;
+}
+
+/// The machine's report that the range has no room for the ids asked for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UsedUp {
+    /// The unit asked for: the source's, if it is past the range.
+    pub(crate) unit: u64,
+}
+
+/// The machine's report that this process is a forked child of the one
+/// its node belongs to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Forked;
+
+/// A clock's state machine: the state word, the time source, the node and
+/// the fork generation it belongs to, and the watch of rare events; and
+/// `X`, the few bytes the clock keeps beside them (in the padding of the
+/// machine's fields, where a field of its own would cost a cache line).
+pub(crate) struct Core<U: Units, X = ()> {
+    /// The forward state after the last id: `unit << S | seq`. An inverse
+    /// clock issues its mirror; `u64::MAX` (one below 0) is a fresh
+    /// inverse clock, whose first state may be 0.
+    state: AtomicU64,
+    source: Source,
+    /// The latest source unit seen and the rare events, on a line of their
+    /// own: read by every id, written once per unit or per event.
+    watch: U::WatchSlot,
+    /// The node word the clock stamps, as the clock keeps it; rewritten
+    /// only by [`Core::renode`].
+    node: AtomicU64,
+    /// The process's fork generation word ([`fork::word`]).
+    fork_word: &'static std::sync::atomic::AtomicU32,
+    /// The fork generation `node` belongs to.
+    forks: AtomicU32,
+    inverse: bool,
+    units: U,
+    /// The clock's own fields.
+    pub(crate) own: X,
+}
+
+/// The next step of [`Core::reserve`], in forward states.
+enum Plan {
+    /// Install `last`; the ids are the states `first..=last`.
+    Issue { first: u64, last: u64 },
+    /// Wait until the source reaches unit `target`.
+    Wait { target: u64 },
+    /// The range is used up.
+    UsedUp(UsedUp),
+}
+
+impl<U: Units, X> Core<U, X> {
+    /// A machine on `source` stamping `node`, that issues only states past
+    /// the unit `not_before` (which counts as seen) and past the `restore`d
+    /// state (as the clock issues it, so mirrored for an inverse clock).
+    pub(crate) fn new(
+        units: U,
+        own: X,
+        source: Source,
+        node: u64,
+        inverse: bool,
+        not_before: Option<u64>,
+        restore: Option<u64>,
+    ) -> Core<U, X> {
+        let inverse = inverse && U::CAN_INVERT;
+        let max = units.max_state();
+        // The last unit of `not_before` counts as used, in either direction.
+        let bound = not_before.map(|unit| ((unit + 1) << units.seq_bits()) - 1);
+        let saved = restore.map(|s| if inverse { max - s } else { s });
+        let fresh = if inverse { u64::MAX } else { 0 };
+        let state = bound.max(saved).unwrap_or(fresh);
+        Core {
+            state: AtomicU64::new(state),
+            source,
+            watch: Watch::new(not_before.unwrap_or(0)).into(),
+            node: AtomicU64::new(node),
+            fork_word: fork::word(),
+            forks: AtomicU32::new(fork::generation()),
+            inverse,
+            units,
+            own,
+        }
+    }
+
+    /// The watch of rare events.
+    #[inline]
+    fn watch(&self) -> &Watch {
+        self.watch.borrow()
+    }
+
+    /// The units the machine runs on.
+    pub(crate) fn units(&self) -> &U {
+        &self.units
+    }
+
+    /// The time source.
+    pub(crate) fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// Whether the clock issues mirrored, decreasing states.
+    #[inline]
+    pub(crate) fn is_inverse(&self) -> bool {
+        U::CAN_INVERT && self.inverse
+    }
+
+    /// The node word as stored, forked or not.
+    pub(crate) fn node_word(&self) -> u64 {
+        self.node.load(Relaxed)
+    }
+
+    /// The node word, or [`Forked`] in a forked child of the process it
+    /// belongs to: one load of the fork generation word per id.
+    #[inline]
+    pub(crate) fn node(&self) -> core::result::Result<u64, Forked> {
+        // 0 after a fork the process has not re-armed: never a generation.
+        if self.fork_word.load(Relaxed) != self.forks.load(Acquire) {
+            return Err(Forked);
+        }
+        Ok(self.node.load(Relaxed))
+    }
+
+    /// Gives this process's fork generation the node word `node`.
+    #[cold]
+    pub(crate) fn renode(&self, node: u64) {
+        let forks = fork::generation();
+        // Threads racing here each store a node: any of them will do, as
+        // long as it is stored before the generation that publishes it.
+        self.node.store(node, Relaxed);
+        self.forks.store(forks, Release);
+    }
+
+    /// The state after the last id, as the clock issues it (for a fresh
+    /// inverse clock, one past the range).
+    pub(crate) fn last(&self) -> u64 {
+        self.issued(self.state.load(Relaxed))
+    }
+
+    /// The rare events met so far.
+    pub(crate) fn health(&self) -> Health {
+        self.watch().health(self.units.unit_ns())
+    }
+
+    /// The state the clock issues for the forward state `f`.
+    #[inline]
+    fn issued(&self, f: u64) -> u64 {
+        if self.is_inverse() {
+            self.units.max_state().wrapping_sub(f)
+        } else {
+            f
+        }
+    }
+
+    /// Reserves `n >= 1` consecutive states and returns the first, as the
+    /// clock issues it: the others follow it (precede it, inverse).
+    #[inline]
+    pub(crate) fn reserve(&self, n: u64) -> core::result::Result<u64, UsedUp> {
+        let s = self.units.seq_bits();
+        let mut waited = false;
+        loop {
+            // `seen` is read before the source, so a reading another thread
+            // published is never mistaken for a step back.
+            let seen = self.watch().seen();
+            let now = self.units.unit_of(self.source.now());
+            self.watch().observe(seen, now);
+            let mut cur = self.state.load(Relaxed);
+            loop {
+                let (first, last) = match self.plan(cur, now, seen, n) {
+                    Plan::Issue { first, last } => (first, last),
+                    Plan::UsedUp(used_up) => return Err(used_up),
+                    Plan::Wait { target } => {
+                        if !waited {
+                            waited = true;
+                            self.watch().waited();
+                        }
+                        self.nap(target);
+                        break;
+                    }
+                };
+                match self
+                    .state
+                    .compare_exchange_weak(cur, last, Relaxed, Relaxed)
+                {
+                    Ok(_) => {
+                        if last >> s > now {
+                            self.ran_ahead(cur, now, last >> s);
+                        }
+                        return Ok(self.issued(first));
+                    }
+                    Err(seen) => cur = seen,
+                }
+            }
+        }
+    }
+
+    /// What to do for `n` ids after the forward state `cur`, with the
+    /// source at unit `now` and `seen` the latest unit it had shown (or the
+    /// not-before bound) before.
+    ///
+    /// The first state is `max(cur + 1, now << S | first_seq)`: a stall
+    /// counts the sequence, a full unit carries into the next one
+    /// (borrowed), a step back loses the `max` and ids go on from the last
+    /// one. With a bounded lead, ids that would start past the reference
+    /// `max(now, seen)` and end more than the lead past it wait instead.
+    #[inline]
+    fn plan(&self, cur: u64, now: u64, seen: u64, n: u64) -> Plan {
+        let units = &self.units;
+        let (s, max) = (units.seq_bits(), units.max_state());
+        // An inverse unit starts at its largest sequence: forward, at 0.
+        let first_seq = if self.is_inverse() {
+            0
+        } else {
+            units.first_seq()
+        };
+        let past = now > max >> s;
+        let floor = if past { u64::MAX } else { now << s | first_seq };
+        // `cur` is at most `max`, or a fresh inverse clock's `u64::MAX`.
+        let first = cur.wrapping_add(1).max(floor);
+        let last = first.saturating_add(n - 1);
+        if last > max {
+            let unit = if past { now } else { last >> s };
+            return Plan::UsedUp(UsedUp { unit });
+        }
+        if let Some(lead) = units.max_lead() {
+            let (first_unit, last_unit) = (first >> s, last >> s);
+            // The lead is bounded over the latest unit the source has shown
+            // (or the not-before bound), not over `now`.
+            let reference = now.max(seen);
+            if first_unit > reference && last_unit > reference.saturating_add(lead) {
+                // A batch starts within the lead; it may end past it by its
+                // length. The reference is at least `now` and below
+                // `target`, so the source itself has to reach `target`.
+                return Plan::Wait {
+                    target: first_unit.min(last_unit - lead),
+                };
+            }
+        }
+        Plan::Issue { first, last }
+    }
+
+    /// Records ids issued up to unit `last`, ahead of the source's `now`,
+    /// after the forward state `cur`.
+    #[cold]
+    fn ran_ahead(&self, cur: u64, now: u64, last: u64) {
+        // A fresh inverse clock has issued nothing: no unit before `now`.
+        let prev = if cur > self.units.max_state() {
+            0
+        } else {
+            cur >> self.units.seq_bits()
+        };
+        self.watch().ran_ahead(prev, now, last);
+    }
+
+    /// How long [`Core::reserve`] of `n` ids would wait for the source if
+    /// called now: zero when it would not wait. Nothing is issued or
+    /// counted.
+    pub(crate) fn pace(&self, n: u64) -> Duration {
+        if n == 0 {
+            return Duration::ZERO;
+        }
+        let seen = self.watch().seen();
+        let ns = self.source.now();
+        let now = self.units.unit_of(ns);
+        match self.plan(self.state.load(Relaxed), now, seen, n) {
+            Plan::Wait { target } => {
+                Duration::from_nanos(self.units.start_of(target).saturating_sub(ns).max(1))
+            }
+            Plan::Issue { .. } | Plan::UsedUp(_) => Duration::ZERO,
+        }
+    }
+
+    /// Sleeps until the source may have reached unit `target`, at most
+    /// [`MAX_NAP`] at a time.
+    #[cold]
+    fn nap(&self, target: u64) {
+        // The model checker schedules its threads itself: yield to them.
+        #[cfg(loom)]
+        {
+            let _ = target;
+            loom::thread::yield_now();
+        }
+        #[cfg(not(loom))]
+        {
+            let left = self
+                .units
+                .start_of(target)
+                .saturating_sub(self.source.now());
+            if left == 0 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
+            }
+        }
+    }
+}
+
+/// What a 96-bit generation's clock does its own way, beside the units
+/// every generation shares (ticks of 2^17 ns, 14 sequence bits, the 47-bit
+/// tick range, no bound on the lead).
+pub(crate) trait Generation: Default {
     /// The drift the clock stamps.
     type Drift: Copy + fmt::Debug;
     /// Bits of the node id the clock keeps.
@@ -41,70 +376,112 @@ pub(crate) trait Generation {
     fn random_node() -> u64;
 }
 
-/// A clock's state, node and settings.
+/// Every 96-bit generation's units: compile-time constants.
+impl<G: Generation> Units for G {
+    const CAN_INVERT: bool = true;
+    /// Boxed: the clock is one cache line.
+    type WatchSlot = Box<Watch>;
+
+    #[inline]
+    fn seq_bits(&self) -> u32 {
+        SEQ_BITS
+    }
+    #[inline]
+    fn unit_of(&self, ns: u64) -> u64 {
+        layout::tick(ns)
+    }
+    #[inline]
+    fn start_of(&self, unit: u64) -> u64 {
+        unit << TICK_SHIFT
+    }
+    #[inline]
+    fn unit_ns(&self) -> u64 {
+        1 << TICK_SHIFT
+    }
+    #[inline]
+    fn max_state(&self) -> u64 {
+        MAX_STATE
+    }
+    #[inline]
+    fn first_seq(&self) -> u64 {
+        G::FIRST_SEQ
+    }
+    /// Go's API returns an id and cannot wait: borrow without bound.
+    #[inline]
+    fn max_lead(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A 96-bit clock's state machine, drift and node policy.
 ///
 /// Aligned to a 64-byte cache line, so its state shares the line with
 /// nothing else that threads write.
 #[repr(align(64))]
 pub(crate) struct Sequence<G: Generation> {
-    state: AtomicU64,
-    source: Source,
-    /// The latest source tick seen and the rare events, on a line of their
-    /// own: read by every id, written once per tick or per event.
-    watch: Box<Watch>,
-    /// Rewritten only in a forked child (for a random node).
-    node: AtomicU64,
-    /// The process's fork generation word ([`fork::word`]).
-    fork_word: &'static std::sync::atomic::AtomicU32,
-    /// The fork generation `node` belongs to.
-    forks: AtomicU32,
-    pub(crate) drift: G::Drift,
-    inverse: bool,
+    core: Core<G, Own<G::Drift>>,
+}
+
+/// What a 96-bit clock keeps beside its state machine.
+struct Own<D> {
+    drift: D,
     /// Whether the node was chosen by the caller (explicit or from the
     /// environment) rather than drawn at random.
     chosen: bool,
-    generation: PhantomData<fn() -> G>,
 }
 
 impl<G: Generation> Sequence<G> {
+    /// The drift stamped on ids.
+    #[inline]
+    pub(crate) fn drift(&self) -> G::Drift {
+        self.core.own.drift
+    }
+
     /// The node id stamped on ids (in a forked child, the new one for a
     /// random node; a chosen node is reported as it is, though the clock
     /// refuses to make ids with it there).
     pub(crate) fn node(&self) -> u64 {
-        if self.chosen {
-            return self.node.load(Relaxed);
+        if self.core.own.chosen {
+            return self.core.node_word();
         }
         self.current_node()
     }
 
     /// Whether states decrease.
     pub(crate) fn is_inverse(&self) -> bool {
-        self.inverse
+        self.core.is_inverse()
     }
 
     /// The state after the last id, to restore after a restart.
     pub(crate) fn snapshot(&self) -> Snapshot {
         // A fresh inverse clock sits one above the range: as a snapshot it
         // gives up the topmost state, an inverse id of 1970.
-        Snapshot(self.state.load(Relaxed).min(MAX_STATE))
+        Snapshot(self.core.last().min(MAX_STATE))
     }
 
     /// The rare events met so far (units of one tick, 2^17 ns).
     pub(crate) fn health(&self) -> Health {
-        self.watch.health(1 << TICK_SHIFT)
+        self.core.health()
     }
 
     /// The tick of `t` in this clock's direction, for ids of a given time.
     pub(crate) fn tick_at(&self, t: SystemTime) -> u64 {
         let tick = layout::tick(unix_nanos(t));
-        if self.inverse { TICK_MASK - tick } else { tick }
+        if self.is_inverse() {
+            TICK_MASK - tick
+        } else {
+            tick
+        }
     }
 
     /// The node and the state of one new id.
     #[inline]
     pub(crate) fn next(&self) -> (u64, u64) {
         let node = self.current_node();
-        (node, self.reserve(1))
+        match self.core.reserve(1) {
+            Ok(state) => (node, state),
+            Err(_) => used_up(self.is_inverse()),
+        }
     }
 
     /// Fills `ids` with ids made by `make(node, state)` from consecutive
@@ -116,9 +493,12 @@ impl<G: Generation> Sequence<G> {
         if n == 0 {
             return;
         }
-        let first = self.reserve(n);
+        let Ok(first) = self.core.reserve(n) else {
+            used_up(self.is_inverse())
+        };
+        let inverse = self.is_inverse();
         for (i, id) in (0..n).zip(ids) {
-            *id = make(node, if self.inverse { first - i } else { first + i });
+            *id = make(node, if inverse { first - i } else { first + i });
         }
     }
 
@@ -126,87 +506,35 @@ impl<G: Generation> Sequence<G> {
     /// panic for a chosen node), drawn before the child's first id.
     #[inline]
     pub(crate) fn current_node(&self) -> u64 {
-        // 0 after a fork the process has not re-armed: never a generation.
-        if self.fork_word.load(Relaxed) != self.forks.load(Acquire) {
-            self.forked();
+        match self.core.node() {
+            Ok(node) => node,
+            Err(Forked) => self.forked(),
         }
-        self.node.load(Relaxed)
     }
 
     #[cold]
     #[inline(never)]
-    fn forked(&self) {
-        let forks = fork::generation();
+    fn forked(&self) -> u64 {
         assert!(
-            !self.chosen,
+            !self.core.own.chosen,
             "guid: a clock with the chosen node {:#x} was used in a forked child, \
              where it would repeat its parent's ids; build the child's clock in the \
              child, with a node of its own",
-            self.node.load(Relaxed)
+            self.core.node_word()
         );
-        // Threads racing here each draw a node: any of them will do, as
-        // long as it is stored before the generation that publishes it.
-        self.node.store(G::random_node(), Relaxed);
-        self.forks.store(forks, Release);
-    }
-
-    /// Reserves `n >= 1` consecutive states and returns the first.
-    #[inline]
-    fn reserve(&self, n: u64) -> u64 {
-        let seen = self.watch.seen();
-        let raw = layout::tick(self.source.now());
-        self.watch.observe(seen, raw);
-        // The tick of `u64::MAX - ns` is exactly `TICK_MASK - tick(ns)`.
-        let now_tick = if self.inverse { TICK_MASK - raw } else { raw };
-        let now = now_tick << SEQ_BITS;
-        let mut cur = self.state.load(Relaxed);
-        loop {
-            // Forward: past both the last state and the start of this tick.
-            // Inverse: below both the last state and the end of this tick.
-            // `None` when the range has no room left: never wrap around.
-            let next = if self.inverse {
-                cur.checked_sub(1)
-                    .map(|c| c.min(now | SEQ_MAX))
-                    .and_then(|first| Some((first, first.checked_sub(n - 1)?)))
-            } else {
-                let first = (cur + 1).max(now | G::FIRST_SEQ);
-                Some((first, first + (n - 1))).filter(|&(_, last)| last <= MAX_STATE)
-            };
-            let Some((first, last)) = next else {
-                used_up(self.inverse)
-            };
-            match self
-                .state
-                .compare_exchange_weak(cur, last, Relaxed, Relaxed)
-            {
-                Ok(_) => {
-                    let (prev, last) = (cur >> SEQ_BITS, last >> SEQ_BITS);
-                    // Health counts forward: an inverse tick is mirrored back.
-                    if self.inverse && last < now_tick {
-                        let forward = |t: u64| TICK_MASK.saturating_sub(t.min(TICK_MASK));
-                        self.watch.ran_ahead(forward(prev), raw, forward(last));
-                    } else if !self.inverse && last > now_tick {
-                        self.watch.ran_ahead(prev, raw, last);
-                    }
-                    return first;
-                }
-                Err(seen) => cur = seen,
-            }
-        }
+        self.core.renode(G::random_node());
+        self.core.node_word()
     }
 
     /// The fields of the clock's `Debug`, under the clock's type name.
     pub(crate) fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let width = 2 + G::NODE_BITS.div_ceil(4) as usize;
         f.debug_struct(name)
-            .field(
-                "node",
-                &format_args!("{:#0width$x}", self.node.load(Relaxed)),
-            )
-            .field("drift", &self.drift)
-            .field("inverse", &self.inverse)
-            .field("source", &self.source)
-            .field("state", &self.state.load(Relaxed))
+            .field("node", &format_args!("{:#0width$x}", self.core.node_word()))
+            .field("drift", &self.drift())
+            .field("inverse", &self.is_inverse())
+            .field("source", self.core.source())
+            .field("state", &self.core.last())
             .finish()
     }
 }
@@ -312,33 +640,20 @@ impl Settings {
 
     /// The clock's state machine.
     pub(crate) fn build<G: Generation>(self, drift: G::Drift) -> Sequence<G> {
-        fork::watch();
-        let mut state = if self.inverse { INVERSE_START } else { 0 };
-        if let Some(ns) = self.not_before {
-            state = if self.inverse {
-                state.min(layout::tick(u64::MAX - ns) << SEQ_BITS)
-            } else {
-                state.max(((layout::tick(ns) + 1) << SEQ_BITS) - 1)
-            };
-        }
-        if let Some(Snapshot(saved)) = self.restore {
-            state = if self.inverse {
-                state.min(saved)
-            } else {
-                state.max(saved)
-            };
-        }
+        let node = self.node.unwrap_or_else(G::random_node);
         Sequence {
-            state: AtomicU64::new(state),
-            source: self.source,
-            watch: Box::new(Watch::new(self.not_before.map_or(0, layout::tick))),
-            node: AtomicU64::new(self.node.unwrap_or_else(G::random_node)),
-            fork_word: fork::word(),
-            forks: AtomicU32::new(fork::generation()),
-            drift,
-            inverse: self.inverse,
-            chosen: self.node.is_some(),
-            generation: PhantomData,
+            core: Core::new(
+                G::default(),
+                Own {
+                    drift,
+                    chosen: self.node.is_some(),
+                },
+                self.source,
+                node,
+                self.inverse,
+                self.not_before.map(layout::tick),
+                self.restore.map(u64::from),
+            ),
         }
     }
 }
@@ -374,7 +689,7 @@ macro_rules! clock_methods {
 
             /// The drift stamped on ids.
             pub fn drift(&self) -> $drift {
-                self.seq.drift
+                self.seq.drift()
             }
 
             /// Whether ids decrease (an inverse clock).
@@ -388,7 +703,7 @@ macro_rules! clock_methods {
             #[inline]
             pub fn g(&self) -> $guid {
                 let (node, state) = self.seq.next();
-                <$guid>::from_state(self.seq.drift, node as u32, state)
+                <$guid>::from_state(self.seq.drift(), node as u32, state)
             }
 
             /// A new local id (Go's `L`).
@@ -397,13 +712,13 @@ macro_rules! clock_methods {
             #[inline]
             pub fn l(&self) -> $local {
                 let (_, state) = self.seq.next();
-                <$local>::from_state(self.seq.drift, state)
+                <$local>::from_state(self.seq.drift(), state)
             }
 
             /// Fills `ids` with consecutive global ids from one read of the
             /// time.
             pub fn fill(&self, ids: &mut [$guid]) {
-                let drift = self.seq.drift;
+                let drift = self.seq.drift();
                 self.seq.fill(ids, |node, state| {
                     <$guid>::from_state(drift, node as u32, state)
                 });
@@ -412,7 +727,7 @@ macro_rules! clock_methods {
             /// Fills `ids` with consecutive local ids from one read of the
             /// time.
             pub fn fill_l(&self, ids: &mut [$local]) {
-                let drift = self.seq.drift;
+                let drift = self.seq.drift();
                 self.seq
                     .fill(ids, |_, state| <$local>::from_state(drift, state));
             }

@@ -1,4 +1,4 @@
-//! Model checking of both clocks: loom runs every interleaving of their
+//! Model checking of the clocks: loom runs every interleaving of their
 //! atomic operations (up to a preemption bound) and each must give
 //! distinct, strictly ordered ids.
 //!
@@ -6,10 +6,11 @@
 //! RUSTFLAGS="--cfg loom" cargo test -p kguid --release --test loom
 //! ```
 //!
-//! The state machine under test: the CAS loop on the one state word, batch
-//! reservations, the inverse direction, borrowing the next tick when a
-//! tick's sequence runs out, and the flake clock's reserve, borrow and wait
-//! against a source another thread moves.
+//! The state machine under test, the one every clock runs: the CAS loop on
+//! the one state word, batch reservations, the inverse direction, borrowing
+//! the next tick when a tick's sequence runs out, and, with the flake
+//! clock's bounded lead, borrowing and waiting against a source another
+//! thread moves.
 #![cfg(loom)]
 
 use std::sync::Arc;

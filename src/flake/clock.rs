@@ -1,15 +1,14 @@
-//! The flake clock: a lock-free source of flake ids that borrows ahead of
-//! the latest time its source has shown within a bound and waits past it.
+//! The flake clock: the state machine of every clock of this crate on a
+//! flake layout, borrowing ahead of the latest time its source has shown
+//! within a bound and waiting past it.
 
 use std::fmt;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime};
 
 use super::layout::{Layout, check};
 use crate::error::{Error, ErrorKind, Result};
-use crate::fork::ForkGuard;
 use crate::health::{Health, Watch};
-use crate::sync::AtomicU64;
+use crate::sequence::{Core, Units, UsedUp};
 use crate::time::{Source, unix_nanos};
 
 /// How far a clock's ids may run ahead of the latest time its source has
@@ -17,17 +16,15 @@ use crate::time::{Source, unix_nanos};
 /// with [`Builder::max_lead`].
 pub const DEFAULT_MAX_LEAD: Duration = Duration::from_millis(100);
 
-/// The longest single nap of a clock that waits for its source.
-#[cfg(not(loom))]
-const MAX_NAP: Duration = Duration::from_millis(1);
-
 /// Makes flake ids: a layout, a node id, a time source and the last id's
 /// state, as one word `units << S | seq` in one `AtomicU64`.
 ///
 /// The next id is `max(state + 1, now << S)`, installed with one
 /// compare-and-swap: a sequence overflow is the carry of `state + 1` into
 /// the next unit, a source that steps back loses the `max`, and no two
-/// threads ever see the same state.
+/// threads ever see the same state. It is the state machine of the 96-bit
+/// [`Clock`](crate::Clock), on the layout's units and with a bound on the
+/// lead.
 ///
 /// Ids run at most [`Builder::max_lead`] ahead of the reference: the latest
 /// unit the source has shown, or the [`Builder::not_before`] bound if that
@@ -53,21 +50,48 @@ const MAX_NAP: Duration = Duration::from_millis(1);
 /// # Ok::<(), guid::Error>(())
 /// ```
 pub struct Clock {
-    state: Line,
-    /// The latest source unit seen, and the rare events.
-    watch: Watch,
-    layout: Layout,
-    /// The node id, shifted into place.
-    node: u64,
-    max_lead: u64,
-    source: Source,
-    /// The process the clock was built in.
-    forks: ForkGuard,
+    /// The node word is the node id shifted into place.
+    core: Core<Flake>,
 }
 
-/// The clock's state alone on a cache line: it is the word every id writes.
-#[repr(align(64))]
-struct Line(AtomicU64);
+/// The units of a flake clock's state machine: its layout's, and its bound
+/// on the lead.
+struct Flake {
+    layout: Layout,
+    max_lead: u64,
+}
+
+impl Units for Flake {
+    const CAN_INVERT: bool = false;
+    type WatchSlot = Watch;
+
+    #[inline]
+    fn seq_bits(&self) -> u32 {
+        self.layout.seq_bits()
+    }
+    #[inline]
+    fn unit_of(&self, ns: u64) -> u64 {
+        self.layout.units_of_nanos(ns)
+    }
+    fn start_of(&self, unit: u64) -> u64 {
+        unix_nanos(self.layout.time(unit))
+    }
+    fn unit_ns(&self) -> u64 {
+        self.layout.unit_ns
+    }
+    #[inline]
+    fn max_state(&self) -> u64 {
+        self.layout.max_state()
+    }
+    #[inline]
+    fn first_seq(&self) -> u64 {
+        0
+    }
+    #[inline]
+    fn max_lead(&self) -> Option<u64> {
+        Some(self.max_lead)
+    }
+}
 
 impl Clock {
     /// Configures a clock for `layout`.
@@ -87,7 +111,11 @@ impl Clock {
     /// or in a forked child of the process that built the clock.
     #[inline]
     pub fn next(&self) -> Result<u64> {
-        Ok(self.id(self.reserve(1)?))
+        let node = self.node_word()?;
+        match self.core.reserve(1) {
+            Ok(state) => Ok(self.id(node, state)),
+            Err(used_up) => Err(self.used_up(used_up)),
+        }
     }
 
     /// Fills `ids` with consecutive ids from one read of the time, or
@@ -96,27 +124,32 @@ impl Clock {
         if ids.is_empty() {
             return Ok(());
         }
-        let first = self.reserve(ids.len() as u64)?;
+        let node = self.node_word()?;
+        let first = self
+            .core
+            .reserve(ids.len() as u64)
+            .map_err(|used_up| self.used_up(used_up))?;
         for (state, id) in (first..).zip(ids.iter_mut()) {
-            *id = self.id(state);
+            *id = self.id(node, state);
         }
         Ok(())
     }
 
     /// The layout of the ids.
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.core.units().layout
     }
 
     /// The node id stamped on ids.
     pub fn node(&self) -> u64 {
-        self.node >> self.layout.seq
+        self.core.node_word() >> self.layout().seq
     }
 
     /// The bound on how far ids run ahead of the latest time the source has
     /// shown (or the not-before bound) by borrowing.
     pub fn max_lead(&self) -> Duration {
-        units_to_duration(self.max_lead, &self.layout)
+        let units = self.core.units();
+        Duration::from_nanos(units.max_lead.saturating_mul(units.layout.unit_ns))
     }
 
     /// The start of the time unit of the last id issued (or of the
@@ -124,20 +157,13 @@ impl Clock {
     /// Saved and passed to [`Builder::not_before`] of a restarted clock, it
     /// keeps that clock past every id of this one.
     pub fn last_time(&self) -> SystemTime {
-        self.layout
-            .time(self.state.0.load(Relaxed) >> self.layout.seq)
+        let layout = self.layout();
+        layout.time(self.core.last() >> layout.seq)
     }
 
     /// The rare events met so far.
     pub fn health(&self) -> Health {
-        self.watch.health(self.layout.unit_ns)
-    }
-
-    /// The id of a state.
-    #[inline]
-    fn id(&self, state: u64) -> u64 {
-        let s = self.layout.seq;
-        (state >> s) << (s + self.layout.node) | self.node | state & self.layout.max_seq()
+        self.core.health()
     }
 
     /// How long [`Clock::fill`] of `n` ids would wait for the source if
@@ -145,162 +171,43 @@ impl Clock {
     /// wait elsewhere than have the clock sleep its thread (an async task)
     /// waits this long first; nothing is issued or counted.
     pub fn pace(&self, n: usize) -> Duration {
-        if n == 0 {
-            return Duration::ZERO;
-        }
-        let seen = self.watch.seen();
-        let ns = self.source.now();
-        let now = self.layout.units_of_nanos(ns);
-        let cur = self.state.0.load(Relaxed);
-        match self.plan(cur, now, now.max(seen), n as u64) {
-            Plan::Wait { target } => {
-                Duration::from_nanos(self.start_of(target).saturating_sub(ns).max(1))
-            }
-            Plan::Issue { .. } | Plan::UsedUp { .. } => Duration::ZERO,
-        }
+        self.core.pace(n as u64)
     }
 
-    /// Reserves `n >= 1` consecutive states and returns the first.
+    /// The node shifted into place, or the error of a forked child: the
+    /// node is the parent's, and the child would repeat its ids.
     #[inline]
-    fn reserve(&self, n: u64) -> Result<u64> {
-        if self.forks.forked() {
-            return Err(Error(ErrorKind::Forked));
-        }
-        let s = self.layout.seq;
-        let mut waited = false;
-        loop {
-            // `seen` is read before the source, so a reading another thread
-            // published is never mistaken for a step back.
-            let seen = self.watch.seen();
-            let now = self.layout.units_of_nanos(self.source.now());
-            self.watch.observe(seen, now);
-            // The latest unit the source has shown (or the not-before
-            // bound): the lead is bounded over it, not over `now`.
-            let reference = now.max(seen);
-            let mut cur = self.state.0.load(Relaxed);
-            loop {
-                let (first, last) = match self.plan(cur, now, reference, n) {
-                    Plan::Issue { first, last } => (first, last),
-                    Plan::UsedUp { value } => {
-                        return Err(Error(ErrorKind::Part {
-                            name: "time",
-                            value,
-                            max: self.layout.max_time(),
-                        }));
-                    }
-                    Plan::Wait { target } => {
-                        if !waited {
-                            waited = true;
-                            self.watch.waited();
-                        }
-                        self.nap(target);
-                        break;
-                    }
-                };
-                match self
-                    .state
-                    .0
-                    .compare_exchange_weak(cur, last, Relaxed, Relaxed)
-                {
-                    Ok(_) => {
-                        let last_unit = last >> s;
-                        if last_unit > now {
-                            self.watch.ran_ahead(cur >> s, now, last_unit);
-                        }
-                        return Ok(first);
-                    }
-                    Err(seen) => cur = seen,
-                }
-            }
-        }
+    fn node_word(&self) -> Result<u64> {
+        self.core.node().map_err(|_| Error(ErrorKind::Forked))
     }
 
-    /// What to do for `n` ids after state `cur` with the source at unit
-    /// `now`, and `reference` the latest unit it has shown (or the
-    /// not-before bound): `now` itself unless it stepped back.
+    /// The id of a state with the node word `node`.
     #[inline]
-    fn plan(&self, cur: u64, now: u64, reference: u64, n: u64) -> Plan {
-        let layout = &self.layout;
+    fn id(&self, node: u64, state: u64) -> u64 {
+        let layout = &self.core.units().layout;
         let s = layout.seq;
-        let floor = if now > layout.max_time() {
-            u64::MAX
-        } else {
-            now << s
-        };
-        let first = cur.saturating_add(1).max(floor);
-        let last = first.saturating_add(n - 1);
-        if last > layout.max_state() {
-            let value = if now > layout.max_time() {
-                now
-            } else {
-                last >> s
-            };
-            return Plan::UsedUp { value };
-        }
-        let (first_unit, last_unit) = (first >> s, last >> s);
-        if first_unit > reference && last_unit > reference.saturating_add(self.max_lead) {
-            // A batch starts within the lead; it may end past it by its
-            // length. The reference is at least `now` and below `target`,
-            // so the source itself has to reach `target`.
-            return Plan::Wait {
-                target: first_unit.min(last_unit - self.max_lead),
-            };
-        }
-        Plan::Issue { first, last }
+        (state >> s) << (s + layout.node) | node | state & layout.max_seq()
     }
 
-    /// The start of unit `unit`, Unix ns.
-    fn start_of(&self, unit: u64) -> u64 {
-        let layout = &self.layout;
-        layout
-            .epoch_ns
-            .saturating_add(unit.saturating_mul(layout.unit_ns))
-    }
-
-    /// Sleeps until the source may have reached unit `target`, at most
-    /// [`MAX_NAP`] at a time.
+    /// The error of a used-up layout.
     #[cold]
-    fn nap(&self, target: u64) {
-        // The model checker schedules its threads itself: yield to them.
-        #[cfg(loom)]
-        {
-            let _ = target;
-            loom::thread::yield_now();
-        }
-        #[cfg(not(loom))]
-        {
-            let left = self.start_of(target).saturating_sub(self.source.now());
-            if left == 0 {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
-            }
-        }
+    fn used_up(&self, used_up: UsedUp) -> Error {
+        Error(ErrorKind::Part {
+            name: "time",
+            value: used_up.unit,
+            max: self.layout().max_time(),
+        })
     }
-}
-
-/// The next step of [`Clock::reserve`].
-enum Plan {
-    /// Install `last`; the ids are the states `first..=last`.
-    Issue { first: u64, last: u64 },
-    /// Wait until the source reaches unit `target`.
-    Wait { target: u64 },
-    /// The layout's time is used up (`value` is the unit asked for).
-    UsedUp { value: u64 },
-}
-
-fn units_to_duration(units: u64, layout: &Layout) -> Duration {
-    Duration::from_nanos(units.saturating_mul(layout.unit_ns))
 }
 
 impl fmt::Debug for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Clock")
-            .field("layout", &self.layout)
+            .field("layout", &self.layout())
             .field("node", &self.node())
             .field("max_lead", &self.max_lead())
-            .field("source", &self.source)
-            .field("state", &self.state.0.load(Relaxed))
+            .field("source", self.core.source())
+            .field("state", &self.core.last())
             .field("health", &self.health())
             .finish()
     }
@@ -356,7 +263,7 @@ impl Builder {
     pub fn build(self) -> Result<Clock> {
         let layout = self.layout;
         check("node", self.node, layout.max_node())?;
-        let (mut state, mut seen) = (0, 0);
+        let mut not_before = None;
         if let Some(t) = self
             .not_before
             .filter(|t| unix_nanos(*t) >= layout.epoch_ns)
@@ -370,18 +277,16 @@ impl Builder {
                     max: layout.max_time() - 1,
                 }));
             }
-            seen = unit;
-            state = ((unit + 1) << layout.seq) - 1;
+            not_before = Some(unit);
         }
         let lead = self.max_lead.as_nanos() / u128::from(layout.unit_ns);
-        Ok(Clock {
-            state: Line(AtomicU64::new(state)),
-            watch: Watch::new(seen),
+        let units = Flake {
             layout,
-            node: self.node << layout.seq,
             max_lead: u64::try_from(lead).unwrap_or(u64::MAX),
-            source: self.source,
-            forks: ForkGuard::new(),
+        };
+        let node = self.node << layout.seq;
+        Ok(Clock {
+            core: Core::new(units, (), self.source, node, false, not_before, None),
         })
     }
 }

@@ -39,6 +39,13 @@
 //!
 //! # The clock's policy
 //!
+//! The [`Clock`] runs the state machine of the 96-bit
+//! [`guid::Clock`](crate::Clock) (the one machine of every clock in this
+//! crate: one word, one CAS, the same steps back, stalls, borrowing, forks,
+//! end of the range and start in the future) on the layout's units, with
+//! two differences: its lead is bounded, and it returns errors where the
+//! 96-bit clocks, whose Go API returns an id, panic.
+//!
 //! The sequence is small (4,096 ids per millisecond for noeqd), so the clock
 //! can run out of it; it then borrows the next time unit, up to a bounded
 //! lead, and only past that lead waits. The lead is measured from the

@@ -9,6 +9,7 @@ use crate::sequence::{Generation, Sequence, Settings};
 
 /// The v3 generation of the shared state machine: 58-bit nodes, and the
 /// first id of a tick has sequence 1, as in Go v3.
+#[derive(Default)]
 pub(crate) struct V3;
 
 impl Generation for V3 {
@@ -70,12 +71,12 @@ impl Clock {
     #[inline]
     pub fn x(&self) -> Xuid {
         let (node, state) = self.seq.next();
-        Xuid::from_state(self.seq.drift, node, state)
+        Xuid::from_state(self.seq.drift(), node, state)
     }
 
     /// Fills `ids` with consecutive 128-bit ids from one read of the time.
     pub fn fill_x(&self, ids: &mut [Xuid]) {
-        let drift = self.seq.drift;
+        let drift = self.seq.drift();
         self.seq
             .fill(ids, |node, state| Xuid::from_state(drift, node, state));
     }
