@@ -15,9 +15,9 @@
 //! # Ok::<(), kguid_service::ClientError>(())
 //! ```
 //!
-//! The server is a single-threaded event loop that keeps about 4 KB per
-//! connection (a reply at most, even for a client that never reads):
-//! `run` serves on listeners the caller opened (tests bind port 0 and
+//! The server is a single-threaded event loop that keeps a small input
+//! buffer per connection (and, for a client that stops reading, at most
+//! 35 KB of replies): `run` serves on listeners the caller opened (tests bind port 0 and
 //! really shut it down), and `serve_main` is `guid serve` with its flags. Its guarantees, next to noeqd's, are in the crate's
 //! README; its metrics, health checks and logs in docs/metrics.md.
 //!
