@@ -2,6 +2,8 @@
 //! `fork()`, parent and child filling ids at the same time.
 #![cfg(unix)]
 
+mod common;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 
@@ -46,17 +48,7 @@ fn fork_with<T>(child: impl FnOnce() -> Vec<u8>, parent: impl FnOnce() -> T) -> 
     // SAFETY: closing our copy of the write end.
     unsafe { libc::close(write) };
     let theirs = parent();
-    let mut bytes = Vec::new();
-    let mut buf = [0u8; 65536];
-    loop {
-        // SAFETY: `buf` is valid for its length.
-        let n = unsafe { libc::read(read, buf.as_mut_ptr().cast(), buf.len()) };
-        assert!(n >= 0, "read from the child failed");
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buf[..n as usize]);
-    }
+    let bytes = common::read_to_end(read);
     let mut status = 0;
     // SAFETY: `pid` is our child.
     assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);

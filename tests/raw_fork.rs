@@ -8,6 +8,8 @@
 //! hook, installed before the fork, that reports it and `_exit`s.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::Mutex;
@@ -206,17 +208,7 @@ fn fork_with<T>(
     // SAFETY: closing our copy of the write end.
     unsafe { libc::close(write) };
     let theirs = parent();
-    let mut bytes = Vec::new();
-    let mut buf = [0u8; 65536];
-    loop {
-        // SAFETY: `buf` is valid for its length.
-        let n = unsafe { libc::read(read, buf.as_mut_ptr().cast(), buf.len()) };
-        assert!(n >= 0, "read from the child failed");
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buf[..n as usize]);
-    }
+    let bytes = common::read_to_end(read);
     let mut status = 0;
     // SAFETY: `pid` is our child; then reading the status waitpid filled.
     unsafe {

@@ -129,3 +129,20 @@ pub fn bytes_hex(v: &Value) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex byte"))
         .collect()
 }
+
+/// Everything read from the pipe `fd` until its writers close it (what a
+/// forked child sent back).
+#[cfg(unix)]
+pub fn read_to_end(fd: libc::c_int) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        // SAFETY: `buf` is valid for its length.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        assert!(n >= 0, "read from the child failed");
+        if n == 0 {
+            return bytes;
+        }
+        bytes.extend_from_slice(&buf[..n as usize]);
+    }
+}

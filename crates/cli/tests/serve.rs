@@ -3,19 +3,26 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::Duration;
 
-#[test]
-fn serve_answers_noeqd_requests_and_stops_on_sigterm() {
+/// `guid serve -l 127.0.0.1:0 ARGS`, its log, and the log's first line.
+fn serve(args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_guid"))
-        .args(["serve", "-l", "127.0.0.1:0", "-d", "3", "-w", "9"])
+        .args(["serve", "-l", "127.0.0.1:0"])
+        .args(args)
         .stderr(Stdio::piped())
         .spawn()
         .expect("guid serve starts");
     let mut log = BufReader::new(child.stderr.take().unwrap());
     let mut first = String::new();
     log.read_line(&mut first).unwrap();
+    (child, log, first)
+}
+
+#[test]
+fn serve_answers_noeqd_requests_and_stops_on_sigterm() {
+    let (mut child, mut log, first) = serve(&["-d", "3", "-w", "9"]);
     // "guid serve: listening on 127.0.0.1:PORT for 64-bit ids: ..."
     let addr = first
         .split_whitespace()
@@ -56,14 +63,7 @@ fn serve_answers_noeqd_requests_and_stops_on_sigterm() {
 #[test]
 fn serve_takes_durations_in_any_unit() {
     for duration in ["5000000000ns", "1m30s", "1.5s", "2.5", "30"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_guid"))
-            .args(["serve", "-l", "127.0.0.1:0", "--idle-timeout", duration])
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("guid serve starts");
-        let mut log = BufReader::new(child.stderr.take().unwrap());
-        let mut first = String::new();
-        log.read_line(&mut first).unwrap();
+        let (mut child, _, first) = serve(&["--idle-timeout", duration]);
         let _ = child.kill();
         let _ = child.wait();
         assert!(

@@ -109,7 +109,6 @@ impl<C: IdClock> Leased<C> {
             _ => self.clock.pace(n),
         }
     }
-
 }
 
 impl<C> Leased<C> {

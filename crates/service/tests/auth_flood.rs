@@ -106,7 +106,7 @@ fn token_holders_are_served_during_a_connect_flood() {
     let server = ChildServer::binary(&["--metrics", "127.0.0.1:0"], |cmd| {
         cmd.env("NOEQ_TOKEN", TOKEN);
     });
-    let metrics = metrics_addr(&server);
+    let metrics = server.metrics_addr();
     let addr = server.addr;
     let opened = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -147,14 +147,4 @@ fn token_holders_are_served_during_a_connect_flood() {
         .filter(|(_, r)| r.is_err())
         .collect();
     assert!(failed.is_empty(), "not served (delay ms, why): {failed:?}");
-}
-
-/// The metrics address, from the start line.
-fn metrics_addr(server: &ChildServer) -> SocketAddr {
-    eventually(Duration::from_secs(10), "the metrics start line", || {
-        let out = server.output_so_far();
-        let at = out.find("metrics on http://")?;
-        let rest = &out[at + "metrics on http://".len()..];
-        rest[..rest.find('/')?].parse().ok()
-    })
 }

@@ -17,6 +17,12 @@ use etcd_client::{Compare, CompareOp, GetOptions, PutOptions, Txn, TxnOp};
 use guid::flake::Layout;
 use kguid_service::{Config, EtcdLease};
 
+/// The flags of a server leasing its node id under `prefix` from the etcd
+/// at `endpoint`, with a 2 s TTL.
+fn lease_args<'a>(endpoint: &'a str, prefix: &'a str) -> [&'a str; 6] {
+    ["--etcd", endpoint, "--prefix", prefix, "--lease-ttl", "2s"]
+}
+
 /// Ids from 20 requests of 255 on one connection.
 fn fetch(addr: SocketAddr) -> Vec<u64> {
     let mut s = raw(addr);
@@ -39,14 +45,7 @@ async fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
         return;
     };
     let endpoint = etcd.endpoint();
-    let args = [
-        "--etcd",
-        &endpoint,
-        "--prefix",
-        "/test/serve",
-        "--lease-ttl",
-        "2s",
-    ];
+    let args = lease_args(&endpoint, "/test/serve");
     let mut a = ChildServer::binary(&args, |_| {});
     let b = ChildServer::binary(&args, |_| {});
     let (ids_a, ids_b) = (fetch(a.addr), fetch(b.addr));
@@ -183,7 +182,7 @@ async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
     let started = Instant::now();
     let endpoint = etcd.endpoint();
     let prefix = "/test/reacquire";
-    let args = ["--etcd", &endpoint, "--prefix", prefix, "--lease-ttl", "2s"];
+    let args = lease_args(&endpoint, prefix);
     let mut server = ChildServer::binary(&args, |_| {});
     let before = fetch(server.addr);
     let node = *nodes(&before).first().expect("ids");
@@ -471,14 +470,7 @@ async fn restarts_on_a_leased_node_never_push_ids_ahead() {
         return;
     };
     let endpoint = etcd.endpoint();
-    let args = [
-        "--etcd",
-        &endpoint,
-        "--prefix",
-        "/test/restarts",
-        "--lease-ttl",
-        "2s",
-    ];
+    let args = lease_args(&endpoint, "/test/restarts");
     let mut all = Vec::new();
     let mut leads = Vec::new();
     for kill in [
@@ -530,14 +522,7 @@ async fn soak_restarts_on_leased_nodes_under_load() {
         Stop::Term,
     ];
     let seen = tokio::task::spawn_blocking(move || {
-        let args = [
-            "--etcd",
-            &endpoint,
-            "--prefix",
-            "/test/soak",
-            "--lease-ttl",
-            "2s",
-        ];
+        let args = lease_args(&endpoint, "/test/soak");
         lives(&args, &stops, Duration::from_millis(400))
     })
     .await

@@ -57,16 +57,6 @@ fn rss_kib(pid: u32) -> u64 {
         .expect("VmRSS")
 }
 
-/// The metrics address, from the start line.
-fn metrics_addr(server: &ChildServer) -> SocketAddr {
-    eventually(Duration::from_secs(10), "the metrics start line", || {
-        let out = server.output_so_far();
-        let at = out.find("metrics on http://")?;
-        let rest = &out[at + "metrics on http://".len()..];
-        rest[..rest.find('/')?].parse().ok()
-    })
-}
-
 /// `n` connections with small receive buffers, each sending `REQUESTS`
 /// requests for 255 ids at once and reading nothing.
 fn clients(addr: SocketAddr, n: usize) -> Vec<TcpStream> {
@@ -146,7 +136,7 @@ fn memory_goes_back_when_non_reading_clients_leave() {
         |_| {},
     );
     let pid = server.child.id();
-    let metrics = metrics_addr(&server);
+    let metrics = server.metrics_addr();
     let open = "guid_connections_open{listener=\"global\"}";
     let requests = "guid_requests_total{listener=\"global\"}";
     let idle = rss_kib(pid);

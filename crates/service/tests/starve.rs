@@ -21,16 +21,6 @@ const MORE: usize = 5;
 const PROBES: usize = 30;
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The metrics address, from the start line.
-fn metrics_addr(server: &ChildServer) -> SocketAddr {
-    eventually(Duration::from_secs(10), "the metrics start line", || {
-        let out = server.output_so_far();
-        let at = out.find("metrics on http://")?;
-        let rest = &out[at + "metrics on http://".len()..];
-        rest[..rest.find('/')?].parse().ok()
-    })
-}
-
 /// One GET of `path` on a new connection, given `PROBE_TIMEOUT` in all:
 /// its status, or why there is none.
 fn probe(addr: SocketAddr, path: &str) -> Result<u16, String> {
@@ -66,7 +56,7 @@ fn probe(addr: SocketAddr, path: &str) -> Result<u16, String> {
 #[test]
 fn idle_connections_do_not_starve_health_checks() {
     let server = ChildServer::binary(&["--metrics", "127.0.0.1:0"], |_| {});
-    let addr = metrics_addr(&server);
+    let addr = server.metrics_addr();
     // Ready once it serves (503 while it starts).
     eventually(Duration::from_secs(10), "ready", || {
         (common::http_get(addr, "/readyz").0 == 200).then_some(())

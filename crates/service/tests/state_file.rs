@@ -7,14 +7,13 @@
 
 mod common;
 
-use std::io::Read;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{ChildServer, ask, raw, temp_dir, wait_for};
+use common::{ChildServer, ask, raw, temp_dir};
 
 /// The address space a refused server may use: a server that reads a file
 /// without bound fails here instead of taking the machine's memory.
@@ -49,15 +48,8 @@ fn refused(state: &Path) -> (String, Duration) {
     }
     let started = Instant::now();
     let mut child = cmd.spawn().expect("spawn guid-serve");
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        let _ = stderr.read_to_string(&mut out);
-        out
-    });
-    let status = wait_for(&mut child, Duration::from_secs(10));
+    let (status, err) = common::exit_and_stderr(&mut child);
     let took = started.elapsed();
-    let err = reader.join().unwrap();
     drop(flake);
     let what = format!("--state {}", state.display());
     assert_eq!(
@@ -173,7 +165,11 @@ fn a_state_file_longer_than_any_horizon_is_refused() {
     let (line, took) = refused(&state);
     assert!(line.contains("1000001 bytes"), "{line}");
     assert!(took < Duration::from_secs(5), "{line}: {took:?}");
-    assert_eq!(std::fs::read(&state).unwrap(), digits, "the file was changed");
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        digits,
+        "the file was changed"
+    );
 }
 
 /// A directory the server cannot write in is refused before listening,

@@ -334,6 +334,16 @@ impl ChildServer {
         self.output.lock().unwrap().clone()
     }
 
+    /// The metrics listener's address, from its start line (`--metrics`).
+    pub fn metrics_addr(&self) -> SocketAddr {
+        eventually(Duration::from_secs(10), "the metrics start line", || {
+            let out = self.output_so_far();
+            let at = out.find("metrics on http://")?;
+            let rest = &out[at + "metrics on http://".len()..];
+            rest[..rest.find('/')?].parse().ok()
+        })
+    }
+
     /// The 96-bit listener's address, from its start line (`--listen-g`).
     pub fn global_addr(&self) -> SocketAddr {
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -382,6 +392,19 @@ pub fn wait_for(child: &mut Child, limit: Duration) -> Option<std::process::Exit
     }
 }
 
+/// The exit status of `child` (killed, `None`, if it runs 10 s) and all
+/// it wrote on its piped stderr.
+pub fn exit_and_stderr(child: &mut Child) -> (Option<std::process::ExitStatus>, String) {
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stderr.read_to_string(&mut out);
+        out
+    });
+    let status = wait_for(child, Duration::from_secs(10));
+    (status, reader.join().unwrap())
+}
+
 /// Runs the `guid-serve` binary with `args` on addresses this process
 /// holds, so that it can open no listener; returns its exit code and
 /// stderr. A binary that does not exit within 10 s is killed (code `None`).
@@ -400,14 +423,7 @@ pub fn run_held(args: &[&str]) -> (Option<i32>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn guid-serve");
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        let _ = stderr.read_to_string(&mut out);
-        out
-    });
-    let status = wait_for(&mut child, Duration::from_secs(10));
-    let out = reader.join().unwrap();
+    let (status, out) = exit_and_stderr(&mut child);
     drop((flake, global));
     (status.and_then(|s| s.code()), out)
 }
