@@ -23,9 +23,10 @@ fn clients_n() -> usize {
 /// buffers hold.
 const REQUESTS: usize = 64;
 
-/// How far above its idle RSS the server may stay once they left (it
-/// stays within 1 MB; glibc without the trim kept 10 to 80 MB).
-const SLACK_MB: u64 = 4;
+/// The share of what the clients added to the server's RSS that must be
+/// given back once they left, in percent: measured 93 to 99 %; glibc
+/// without the trim gave back 56 to 67 %.
+const GIVEN_BACK_PCT: u64 = 80;
 
 /// Whether this process may open `n` more files: its soft limit raised up
 /// to the hard one if need be.
@@ -115,7 +116,7 @@ fn settled(metrics: SocketAddr, series: &str) -> f64 {
 }
 
 /// 5,000 clients pipeline requests and never read; then they leave: the
-/// server's RSS comes back within `SLACK_MB` of what it was idle.
+/// server gives back at least `GIVEN_BACK_PCT` % of what they added.
 #[test]
 fn memory_goes_back_when_non_reading_clients_leave() {
     let n = clients_n();
@@ -153,7 +154,7 @@ fn memory_goes_back_when_non_reading_clients_leave() {
         (scrape(metrics)[open] == 0.0).then_some(())
     });
     // Memory is given back by the server's housekeeping, not at once.
-    let bound = idle + SLACK_MB * 1024;
+    let bound = idle + (loaded.saturating_sub(idle)) * (100 - GIVEN_BACK_PCT) / 100;
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut after = rss_kib(pid);
     while after > bound && Instant::now() < deadline {
@@ -169,6 +170,7 @@ fn memory_goes_back_when_non_reading_clients_leave() {
     );
     assert!(
         after <= bound,
-        "RSS {after} KiB after the clients left, idle {idle} KiB"
+        "RSS {after} KiB after the clients left: less than {GIVEN_BACK_PCT} % of the {} KiB they added given back (idle {idle} KiB)",
+        loaded.saturating_sub(idle)
     );
 }
