@@ -86,21 +86,15 @@ pub trait IdClock: Send + Sync + Sized {
     fn node(&self) -> u64;
 }
 
-/// The start of the tick of a 96-bit clock's state word, as a time.
-fn tick_time(state: u64) -> SystemTime {
-    UNIX_EPOCH + Duration::from_nanos((state >> SEQ_BITS) << TICK_SHIFT)
-}
-
 /// The 96-bit clocks of both generations: their global ids.
 macro_rules! global_id_clock {
-    ($clock:ty, $builder:ty, $guid:ty, $node:expr) => {
+    ($clock:ty, $builder:ty, $guid:ty, $node:path) => {
         impl IdClock for $clock {
             type Id = $guid;
             type Builder = $builder;
 
             fn resume(builder: $builder, node: u64, not_before: SystemTime) -> Result<Self> {
-                #[allow(clippy::redundant_closure_call)]
-                let clock = ($node)(builder, node)?.not_before(not_before)?.build();
+                let clock = $node(builder, node)?.not_before(not_before)?.build();
                 if clock.is_inverse() {
                     return Err(Error(ErrorKind::Inverse));
                 }
@@ -123,7 +117,7 @@ macro_rules! global_id_clock {
             }
 
             fn last_time(&self) -> SystemTime {
-                tick_time(self.snapshot().into())
+                <$clock>::last_time(self)
             }
 
             fn reach(&self, n: usize) -> Duration {
@@ -141,23 +135,24 @@ macro_rules! global_id_clock {
     };
 }
 
-global_id_clock!(
-    crate::Clock,
-    crate::Builder,
-    crate::Guid,
-    |b: crate::Builder, node: u64| u32::try_from(node).map(|n| b.node(n)).map_err(|_| Error(
-        ErrorKind::Part {
+/// A v2 builder with `node`, which must fit the 32 bits global ids carry.
+fn v2_node(builder: crate::Builder, node: u64) -> Result<crate::Builder> {
+    let fits = u32::try_from(node).map_err(|_| {
+        Error(ErrorKind::Part {
             name: "node",
             value: node,
             max: u32::MAX.into(),
-        }
-    ))
-);
+        })
+    })?;
+    Ok(builder.node(fits))
+}
+
+global_id_clock!(crate::Clock, crate::Builder, crate::Guid, v2_node);
 global_id_clock!(
     crate::v3::Clock,
     crate::v3::Builder,
     crate::v3::Guid,
-    |b: crate::v3::Builder, node: u64| b.node(node)
+    crate::v3::Builder::node
 );
 
 impl IdClock for crate::flake::Clock {

@@ -21,7 +21,7 @@
 use std::borrow::Borrow;
 use std::fmt;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::fork;
@@ -201,6 +201,14 @@ impl<U: Units, X> Core<U, X> {
     /// inverse clock, one past the range).
     pub(crate) fn last(&self) -> u64 {
         self.issued(self.state.load(Relaxed))
+    }
+
+    /// The start of the unit of the last id (or of the not-before bound),
+    /// in forward time: every id issued so far was made at or before it.
+    pub(crate) fn last_time(&self) -> SystemTime {
+        let forward = self.state.load(Relaxed).min(self.units.max_state());
+        let unit = forward >> self.units.seq_bits();
+        UNIX_EPOCH + Duration::from_nanos(self.units.start_of(unit))
     }
 
     /// The rare events met so far.
@@ -450,6 +458,11 @@ impl<G: Generation> Sequence<G> {
     /// Whether states decrease.
     pub(crate) fn is_inverse(&self) -> bool {
         self.core.is_inverse()
+    }
+
+    /// The start of the tick of the last id (or of the not-before bound).
+    pub(crate) fn last_time(&self) -> SystemTime {
+        self.core.last_time()
     }
 
     /// The state after the last id, to restore after a restart.
@@ -745,6 +758,12 @@ macro_rules! clock_methods {
             /// The rare events met so far (units of one tick, 2^17 ns).
             pub fn health(&self) -> $crate::Health {
                 self.seq.health()
+            }
+
+            /// The start of the tick of the last id (or of the not-before
+            /// bound): every id so far was made at or before it.
+            pub(crate) fn last_time(&self) -> ::std::time::SystemTime {
+                self.seq.last_time()
             }
         }
 

@@ -157,8 +157,7 @@ impl Clock {
     /// Saved and passed to [`Builder::not_before`] of a restarted clock, it
     /// keeps that clock past every id of this one.
     pub fn last_time(&self) -> SystemTime {
-        let layout = self.layout();
-        layout.time(self.core.last() >> layout.seq)
+        self.core.last_time()
     }
 
     /// The rare events met so far.
