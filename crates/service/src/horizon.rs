@@ -314,48 +314,14 @@ fn state_error(path: &Path, why: String) -> Error {
     }
 }
 
-/// `flock(LOCK_EX | LOCK_NB)`: whether the lock was free (and is now
-/// held through `file`).
-#[cfg(target_os = "linux")]
+/// Whether the exclusive lock on `file` was free (and is now held through
+/// it): `flock(LOCK_EX | LOCK_NB)` on Unix.
 fn try_lock(file: &File) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor `file` owns.
-    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } {
-        0 => Ok(true),
-        _ => match io::Error::last_os_error() {
-            e if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
-            e => Err(e),
-        },
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
     }
-}
-
-/// `flock(LOCK_EX | LOCK_NB)` (the crate has libc on Linux only; the
-/// values are those of the BSDs and macOS too).
-#[cfg(all(unix, not(target_os = "linux")))]
-fn try_lock(file: &File) -> io::Result<bool> {
-    use std::ffi::c_int;
-    use std::os::fd::AsRawFd;
-    unsafe extern "C" {
-        fn flock(fd: c_int, operation: c_int) -> c_int;
-    }
-    const LOCK_EX: c_int = 2;
-    const LOCK_NB: c_int = 4;
-    // SAFETY: flock on a descriptor `file` owns.
-    match unsafe { flock(file.as_raw_fd(), LOCK_EX | LOCK_NB) } {
-        0 => Ok(true),
-        _ => match io::Error::last_os_error() {
-            e if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
-            e => Err(e),
-        },
-    }
-}
-
-#[cfg(not(unix))]
-fn try_lock(_: &File) -> io::Result<bool> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "locking the state file needs Unix",
-    ))
 }
 
 /// How far one reply can carry the ids of a clock past its time, in ns:

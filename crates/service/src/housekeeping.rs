@@ -72,18 +72,18 @@ impl Housekeeping {
     /// reports failed saves.
     async fn horizon(&mut self, shared: &Shared, now: Instant) {
         let Some(h) = &shared.horizon else { return };
-        if let Some(done) = self.saving.take_if(|s| s.is_finished()) {
-            if let Ok(Err(e)) = done.await {
-                self.save_failures += 1;
-                if let Some(prev) = self.save.due(&self.save_failures, now) {
-                    let (path, since) = (h.path().display(), self.save_failures - prev);
-                    error!(
-                        %path,
-                        error = %e,
-                        since,
-                        "saving {path} failed ({since} times since the last report): {e}"
-                    );
-                }
+        if let Some(done) = self.saving.take_if(|s| s.is_finished())
+            && let Ok(Err(e)) = done.await
+        {
+            self.save_failures += 1;
+            if let Some(prev) = self.save.due(&self.save_failures, now) {
+                let (path, since) = (h.path().display(), self.save_failures - prev);
+                error!(
+                    %path,
+                    error = %e,
+                    since,
+                    "saving {path} failed ({since} times since the last report): {e}"
+                );
             }
         }
         if self.saving.is_none() {

@@ -241,10 +241,10 @@ async fn reacquire(
             }
             Err(e) => {
                 warn!(node, error = %e, "no clock for node {node}: {e}");
-                if let Ok(lease) = Arc::try_unwrap(lease) {
-                    if let Err(e) = lease.release().await {
-                        warn!(node, error = %e, "releasing the lease failed: {e}");
-                    }
+                if let Ok(lease) = Arc::try_unwrap(lease)
+                    && let Err(e) = lease.release().await
+                {
+                    warn!(node, error = %e, "releasing the lease failed: {e}");
                 }
             }
         }

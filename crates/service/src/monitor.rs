@@ -328,13 +328,13 @@ pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
             }
         }
     }
-    if let Some(h) = &shared.horizon {
-        if let Some(why) = h.failed() {
-            return Err(format!(
-                "the state file {} could not be saved: {why}",
-                h.path().display()
-            ));
-        }
+    if let Some(h) = &shared.horizon
+        && let Some(why) = h.failed()
+    {
+        return Err(format!(
+            "the state file {} could not be saved: {why}",
+            h.path().display()
+        ));
     }
     Ok(())
 }

@@ -363,10 +363,10 @@ impl Server {
         until: u64,
         shutdown: &mut Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
-        let shared = Arc::clone(&self.shared);
         if until == 0 {
             return true;
         }
+        let shared = Arc::clone(&self.shared);
         let left = Duration::from_nanos(until.saturating_sub(shared.time.now()));
         if left.is_zero() {
             info!(
@@ -405,7 +405,6 @@ impl Server {
             () = &mut *shutdown => return false,
             () = tokio::time::sleep_until(end) => {}
         }
-        shared.wait_until(0);
         true
     }
 

@@ -110,13 +110,13 @@ fn built(config: &Config) -> Result<(), Error> {
 /// The token and the connection limits.
 fn limits(config: &Config) -> Result<(), Error> {
     let fail = |why: String| Err(Error::Config(why));
-    if let Some(t) = &config.token {
-        if t.len() > MAX_TOKEN {
-            return fail(format!(
-                "the token (NOEQ_TOKEN or --token-file) is {} bytes; the protocol allows at most {MAX_TOKEN}",
-                t.len()
-            ));
-        }
+    if let Some(t) = &config.token
+        && t.len() > MAX_TOKEN
+    {
+        return fail(format!(
+            "the token (NOEQ_TOKEN or --token-file) is {} bytes; the protocol allows at most {MAX_TOKEN}",
+            t.len()
+        ));
     }
     if config.max_conns == 0 {
         return fail("--max-conns 0 would serve no connection".into());
