@@ -185,24 +185,7 @@ pub(crate) fn give_back_memory(counts: &Counts) {
 }
 
 /// Serves one connection until it ends.
-///
-/// A connection waiting to authenticate gives the line its address here,
-/// as it is spawned, before it ever runs: the line counts its place for
-/// that address from its accept (gate.rs).
-pub(crate) fn serve(
-    stream: TcpStream,
-    open: Open,
-    entry: Entry,
-    accepted: Instant,
-    stop: watch::Receiver<bool>,
-) -> impl Future<Output = ()> + Send + 'static {
-    if let (Entry::Waiting(waiting), Ok(peer)) = (&entry, stream.peer_addr()) {
-        waiting.arrived(peer.ip());
-    }
-    run(stream, open, entry, accepted, stop)
-}
-
-async fn run(
+pub(crate) async fn serve(
     stream: TcpStream,
     mut open: Open,
     entry: Entry,

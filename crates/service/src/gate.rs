@@ -70,10 +70,8 @@ struct Source {
 struct Place {
     waiting: AtomicBool,
     since: Instant,
-    /// The peer, as the connection reported it.
-    peer: OnceLock<IpAddr>,
-    /// The source its place counts for, once counted.
-    source: OnceLock<IpAddr>,
+    /// The source its place counts for, if its peer was known.
+    source: Option<IpAddr>,
     task: OnceLock<AbortHandle>,
 }
 
@@ -106,9 +104,14 @@ impl Gate {
 
     /// Puts a new connection in the line (`start` spawns it with its place
     /// and returns its task), first closing waiting connections as the
-    /// module says if the line is full; returns how many were closed.
-    /// `start` gives the connection's peer with [`Waiting::arrived`].
-    pub(crate) fn wait(self: &Arc<Self>, start: impl FnOnce(Waiting) -> AbortHandle) -> u64 {
+    /// module says if the line is full; returns how many were closed. The
+    /// place counts for the source address of `peer` from its accept (with
+    /// none, it is closed to make room only as the oldest in the line).
+    pub(crate) fn wait(
+        self: &Arc<Self>,
+        peer: Option<IpAddr>,
+        start: impl FnOnce(Waiting) -> AbortHandle,
+    ) -> u64 {
         let mut line = self.lock();
         let now = Instant::now();
         let mut closed = 0;
@@ -125,8 +128,7 @@ impl Gate {
         let place = Arc::new(Place {
             waiting: AtomicBool::new(true),
             since: now,
-            peer: OnceLock::new(),
-            source: OnceLock::new(),
+            source: peer.map(source),
             task: OnceLock::new(),
         });
         line.waiting += 1;
@@ -135,8 +137,8 @@ impl Gate {
             place: Arc::clone(&place),
         });
         let _ = place.task.set(task);
-        if let Some(&peer) = place.peer.get() {
-            line.join(&place, source(peer));
+        if let Some(ip) = place.source {
+            line.join(&place, ip);
         }
         line.order.push_back(place);
         // Connections that authenticated behind a slow one leave stale
@@ -184,9 +186,6 @@ impl Line {
 
     /// `place`, waiting, counts for `ip` from now on.
     fn join(&mut self, place: &Arc<Place>, ip: IpAddr) {
-        if place.source.set(ip).is_err() {
-            return;
-        }
         let source = self.sources.entry(ip).or_default();
         self.by_places.remove(&(source.places, ip));
         source.places += 1;
@@ -200,7 +199,7 @@ impl Line {
             return;
         }
         self.waiting -= 1;
-        let Some(&ip) = place.source.get() else {
+        let Some(ip) = place.source else {
             return;
         };
         let Some(source) = self.sources.get_mut(&ip) else {
@@ -225,16 +224,6 @@ fn source(ip: IpAddr) -> IpAddr {
     match ip.to_canonical() {
         IpAddr::V6(v6) => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !0u128 << 64)),
         v4 => v4,
-    }
-}
-
-impl Waiting {
-    /// The connection's peer, given while `start` (see [`Gate::wait`])
-    /// runs: the place counts for the peer's source address from its
-    /// accept. Given later, or not at all, the place counts for no address
-    /// (it is closed to make room only as the oldest in the line).
-    pub(crate) fn arrived(&self, peer: IpAddr) {
-        let _ = self.place.peer.set(peer);
     }
 }
 
@@ -273,7 +262,7 @@ mod tests {
         let mut tasks = tokio::task::JoinSet::new();
         let spawn = |tasks: &mut tokio::task::JoinSet<()>| {
             let mut place = None;
-            let closed = gate.wait(|w| {
+            let closed = gate.wait(None, |w| {
                 let (tx, rx) = tokio::sync::oneshot::channel::<()>();
                 place = Some(tx);
                 tasks.spawn(async move {
@@ -309,8 +298,7 @@ mod tests {
         let ip: IpAddr = ip.parse().unwrap();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let mut task = None;
-        let closed = gate.wait(|w| {
-            w.arrived(ip);
+        let closed = gate.wait(Some(ip), |w| {
             let handle = tasks.spawn(async move {
                 let _ = rx.await;
                 drop(w);

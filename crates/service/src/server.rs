@@ -417,6 +417,7 @@ impl Server {
         shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
         // Replies are whole: send each at once.
         let _ = stream.set_nodelay(true);
+        let peer = stream.peer_addr().ok().map(|a| a.ip());
         let start = |entry| {
             let open = Open::new(Arc::clone(shared), kind);
             tasks.spawn(connection::serve(stream, open, entry, accepted, stopping))
@@ -424,7 +425,7 @@ impl Server {
         if shared.token.is_some() {
             // Not served before it authenticates: no seat yet. Those
             // closed to make room count themselves as they go.
-            shared.gate.wait(|w| start(Entry::Waiting(w)));
+            shared.gate.wait(peer, |w| start(Entry::Waiting(w)));
         } else if let Some(seat) = shared.gate.seat() {
             start(Entry::Seated(seat));
         } else {
