@@ -67,6 +67,13 @@ pub struct Config {
     pub etcd: Option<EtcdLease>,
 }
 
+impl Config {
+    /// The token clients must send, if auth is on (an empty one is none).
+    pub(crate) fn auth_token(&self) -> Option<&[u8]> {
+        self.token.as_deref().filter(|t| !t.is_empty())
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

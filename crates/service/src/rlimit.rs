@@ -22,7 +22,7 @@ pub(crate) const RESERVED: u64 = 128;
 /// Makes the open-file limit hold the connection limits of `config` and
 /// [`RESERVED`], raising the soft limit if need be.
 pub(crate) fn check(config: &Config) -> Result<(), Error> {
-    let token = config.token.as_ref().is_some_and(|t| !t.is_empty());
+    let token = config.auth_token().is_some();
     let conns = config.max_conns as u64;
     let waiting = if token { config.max_unauthed as u64 } else { 0 };
     let need = conns.saturating_add(waiting).saturating_add(RESERVED);

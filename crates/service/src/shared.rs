@@ -234,13 +234,13 @@ impl Shared {
         time: Arc<dyn TimeSource>,
         not_before: Option<u64>,
     ) -> Shared {
-        let token = config.token.clone().filter(|t| !t.is_empty());
+        let token = config.auth_token().map(Box::from);
         Shared {
             flake: RwLock::new(Arc::new(flake)),
             global,
             global_last: AtomicU64::new(not_before.unwrap_or(0)),
             flake_last: AtomicU64::new(not_before.unwrap_or(0)),
-            token: token.map(Vec::into_boxed_slice),
+            token,
             auth_timeout: config.auth_timeout,
             gate: Arc::new(Gate::new(config.max_conns, config.max_unauthed)),
             idle: config.idle_timeout.filter(|d| !d.is_zero()),
