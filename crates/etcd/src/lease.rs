@@ -553,10 +553,7 @@ impl Holding {
                 .max(fence.horizon);
             let value = keys::value(horizon, &self.holder);
             let txn = Txn::new()
-                .when([
-                    Compare::lease(claim.clone(), CompareOp::Equal, self.lease),
-                    Compare::mod_revision(fence_key.clone(), CompareOp::Equal, fence.revision),
-                ])
+                .when(self.unchanged(&fence))
                 .and_then([
                     TxnOp::put(
                         claim.clone(),
@@ -599,6 +596,15 @@ impl Holding {
 }
 
 impl Holding {
+    /// What a fence write requires: the claim still bound to this lease,
+    /// and the fence as this holder last saw it.
+    fn unchanged(&self, fence: &Fence) -> [Compare; 2] {
+        [
+            Compare::lease(self.keys.claim(self.node), CompareOp::Equal, self.lease),
+            Compare::mod_revision(self.keys.fence(self.node), CompareOp::Equal, fence.revision),
+        ]
+    }
+
     /// Stores `horizon` in the fence key, only if the claim is still this
     /// lease's and the fence is as this holder last saw it.
     async fn lower(&self, horizon: u64) -> Result<()> {
@@ -610,13 +616,9 @@ impl Holding {
         if horizon >= fence.horizon {
             return Ok(());
         }
-        let claim = self.keys.claim(self.node);
         let fence_key = self.keys.fence(self.node);
         let txn = Txn::new()
-            .when([
-                Compare::lease(claim, CompareOp::Equal, self.lease),
-                Compare::mod_revision(fence_key.clone(), CompareOp::Equal, fence.revision),
-            ])
+            .when(self.unchanged(&fence))
             .and_then([TxnOp::put(
                 fence_key,
                 keys::value(horizon, &self.holder),
