@@ -163,7 +163,7 @@ async fn serve(
     }
     if !stopped_early
         && server
-            .wait_to_start(until(&shared, not_before), &mut shutdown)
+            .wait_to_start(shared.start_bound(), &mut shutdown)
             .await
     {
         shared.set_phase(Phase::Serving);
@@ -192,18 +192,6 @@ fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
         return checked;
     }
     Some(now.saturating_add(guid::nanos(config.max_lead)))
-}
-
-/// When the first id may be issued with no lead (Unix ns): after the start
-/// bound and, with a lease, the previous holder's horizon.
-fn until(shared: &Shared, not_before: Option<u64>) -> u64 {
-    let bound = not_before.unwrap_or(0);
-    #[cfg(feature = "etcd")]
-    if let Some(lease) = shared.flake().lease() {
-        return bound.max(guid::unix_nanos(lease.not_before()));
-    }
-    let _ = shared;
-    bound
 }
 
 /// The id listeners on the runtime; at least one is needed.
@@ -363,9 +351,6 @@ impl Server {
         until: u64,
         shutdown: &mut Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
-        if until == 0 {
-            return true;
-        }
         let shared = Arc::clone(&self.shared);
         let left = Duration::from_nanos(until.saturating_sub(shared.time.now()));
         if left.is_zero() {

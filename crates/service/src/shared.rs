@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use guid::flake;
-use guid::{Guid, Health, TimeSource};
+use guid::{Guid, Health, IdClock, TimeSource};
 
 use crate::clock::FlakeClock;
 use crate::config::Config;
@@ -287,6 +287,14 @@ impl Shared {
 
     pub(crate) fn set_phase(&self, phase: Phase) {
         self.phase.store(phase as u8, Relaxed);
+    }
+
+    /// Where the clocks start (Unix ns): the later of their bounds (`-t`,
+    /// the state file, the margin of a start without either, a lease's
+    /// fence), as the clocks themselves hold them.
+    pub(crate) fn start_bound(&self) -> u64 {
+        let flake = guid::unix_nanos(self.flake().last_time());
+        flake.max(guid::unix_nanos(IdClock::last_time(&self.global)))
     }
 
     /// Records that the server waits for Unix ns `until` before serving.
