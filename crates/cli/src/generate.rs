@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use data_encoding::HEXLOWER;
 use guid::flake::Layout;
@@ -96,7 +96,7 @@ fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
             args,
             |ids: &mut [Guid]| {
                 client.fill(ids)?;
-                checked(ids.first().map(|id| id.time()), "96-bit ids", None)
+                checked(ids.first().map(|id| id.time()), false, None)
             },
             out,
         );
@@ -104,7 +104,7 @@ fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     let mut client = Client::connect(&args.remote, token)?;
     let fill = |ids: &mut [u64]| -> Result<(), Fail> {
         client.fill(ids)?;
-        checked(ids.first().map(|&id| flake_time(id)), "flake ids", None)
+        checked(ids.first().map(|&id| flake_time(id)), true, None)
     };
     match args.format.unwrap_or(GenFormat::Int) {
         GenFormat::Int => emit(args.count, fill, out, |id, out| write!(out, "{id}"))?,
@@ -123,35 +123,27 @@ const PLAUSIBLE: Duration = Duration::from_secs(24 * 3600);
 const PROBE_WAIT: Duration = Duration::from_millis(300);
 
 /// The Unix nanoseconds of a flake id in noeqd's layout (`guid serve`'s
-/// default): Twitter's epoch, milliseconds above 22 bits of node and
-/// sequence.
+/// default); a value that is no such id is given no plausible time.
 fn flake_time(id: u64) -> u64 {
-    let layout = Layout::NOEQD;
-    let units = id >> (layout.node_bits() + layout.seq_bits());
-    let epoch = layout
-        .epoch()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let unit = layout.unit().as_nanos() as u64;
-    (epoch.as_nanos() as u64).saturating_add(units.saturating_mul(unit))
+    Layout::NOEQD.time_of(id).map_or(u64::MAX, guid::unix_nanos)
 }
 
 /// Refuses ids whose time (Unix nanoseconds) is not within [`PLAUSIBLE`]
 /// of now, naming the likely mistake.
-fn checked(time: Option<u64>, what: &str, addr: Option<&str>) -> Result<(), Fail> {
+fn checked(time: Option<u64>, flake: bool, addr: Option<&str>) -> Result<(), Fail> {
     let Some(time) = time else { return Ok(()) };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let now = guid::unix_nanos(SystemTime::now());
     if time.abs_diff(now) <= PLAUSIBLE.as_nanos() as u64 {
         return Ok(());
     }
     let from = addr.map_or_else(String::new, |a| format!(" from {a}"));
     let years = (time as f64 - now as f64) / 1e9 / (365.25 * 86400.0);
-    let hint = if what == "flake ids" {
-        "is it the 96-bit listener (--listen-g)? drop --flake"
-    } else {
-        "is it the 64-bit listener (-l)? add --flake"
+    let (what, hint) = match flake {
+        true => (
+            "flake ids",
+            "is it the 96-bit listener (--listen-g)? drop --flake",
+        ),
+        false => ("96-bit ids", "is it the 64-bit listener (-l)? add --flake"),
     };
     Err(Fail::Mismatch(format!(
         "the reply{from} does not look like {what} made now (its time is {years:+.1} years \
@@ -205,16 +197,14 @@ fn probe(addrs: &[String], token: Option<&[u8]>, flake: bool) -> Result<(), Stri
             (_, 0) => Ok(()),
             (true, 8) => {
                 let id = u64::from_be_bytes(reply[..8].try_into().unwrap_or_default());
-                checked(Some(flake_time(id)), "flake ids", Some(addr)).map_err(|e| e.to_string())
+                checked(Some(flake_time(id)), true, Some(addr)).map_err(|e| e.to_string())
             }
             (true, _) => Err(format!(
                 "{addr} answered a request for one flake id with {got} bytes, not 8: it looks \
                  like the 96-bit listener (--listen-g): drop --flake"
             )),
             (false, 12) => match Guid::from_slice(&reply[..12]) {
-                Ok(id) => {
-                    checked(Some(id.time()), "96-bit ids", Some(addr)).map_err(|e| e.to_string())
-                }
+                Ok(id) => checked(Some(id.time()), false, Some(addr)).map_err(|e| e.to_string()),
                 Err(_) => Err(format!(
                     "{addr} sent no valid 96-bit id: is it the 64-bit listener (-l)? add --flake"
                 )),
