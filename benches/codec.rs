@@ -5,6 +5,7 @@
 //! Encoders write into a stack buffer, as a caller on a hot path would; JSON
 //! encodes into a reused `Vec`, cleared each time.
 
+use guid::Id;
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -2,6 +2,7 @@
 //!
 //! cargo run --example basics
 
+use guid::Id;
 use guid::{Guid, Luid};
 
 fn main() -> Result<(), guid::Error> {

@@ -2,7 +2,7 @@
 //!
 //! cargo run --example json --features serde
 
-use guid::{Guid, Luid};
+use guid::{Guid, Id, Luid};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]

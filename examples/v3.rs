@@ -3,6 +3,7 @@
 //!
 //! cargo run --example v3
 
+use guid::Id;
 use guid::v3::{self, Drift, Xuid};
 
 fn main() -> Result<(), guid::Error> {

@@ -39,7 +39,7 @@ impl Drift {
         if code >= 1 && code <= 7 {
             Ok(Drift(code))
         } else {
-            Err(Error(ErrorKind::Range {
+            Err(Error::new(ErrorKind::Range {
                 name: "drift code",
                 value: code as u64,
                 min: 1,
@@ -85,7 +85,7 @@ impl Drift {
     /// Reads a code from the top 3 bits of an id; 0 is not an id.
     pub(crate) const fn from_code_bits(code: u8) -> Result<Drift> {
         if code == 0 {
-            Err(Error(ErrorKind::Drift))
+            Err(Error::new(ErrorKind::Drift))
         } else {
             Ok(Drift(code & 7))
         }

@@ -6,8 +6,14 @@ use core::fmt;
 ///
 /// Every decoder and constructor of this crate returns this type instead of
 /// panicking or guessing: malformed input is always an `Err`.
+///
+/// A decoder's error names the type it was reading (`invalid Guid: …`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Error(pub(crate) ErrorKind);
+pub struct Error {
+    kind: ErrorKind,
+    /// The id type being read, for the message.
+    of: Option<&'static str>,
+}
 
 /// What exactly was wrong, for callers that want to match on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,19 +105,39 @@ pub enum ErrorKind {
 impl Error {
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
-        self.0
+        self.kind
+    }
+
+    /// The error of this kind.
+    pub(crate) const fn new(kind: ErrorKind) -> Error {
+        Error { kind, of: None }
+    }
+
+    /// The same error, naming the id type that was being read (unless an
+    /// inner reader named one already).
+    pub(crate) const fn of(self, name: &'static str) -> Error {
+        match self.of {
+            Some(_) => self,
+            None => Error {
+                kind: self.kind,
+                of: Some(name),
+            },
+        }
     }
 }
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
-        Error(kind)
+        Error::new(kind)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
+        if let Some(name) = self.of {
+            write!(f, "invalid {name}: ")?;
+        }
+        match self.kind {
             ErrorKind::Length { expected, found } => {
                 write!(f, "invalid length: expected {expected}, found {found}")
             }
@@ -125,7 +151,9 @@ impl fmt::Display for Error {
             }
             ErrorKind::LeadingZero => f.write_str("base62 value has a leading zero digit"),
             ErrorKind::Overflow { bits } => write!(f, "value does not fit {bits} bits"),
-            ErrorKind::Drift => f.write_str("drift code 0: not an id"),
+            ErrorKind::Drift => f.write_str(
+                "drift code 0, which no clock makes (a local id's string read as a global id's has it)",
+            ),
             ErrorKind::Part { name, value, max } => {
                 write!(f, "{name} {value} is out of range 0..={max}")
             }

@@ -1,7 +1,10 @@
 //! The 96-bit global id.
 
+use crate::Id;
 use crate::drift::Drift;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
+use crate::id::sealed::{Layout, Text};
 use crate::layout;
 use crate::local::Luid;
 
@@ -25,9 +28,36 @@ const _: () = assert!(size_of::<Guid>() == 12);
 const _: () = assert!(size_of::<Option<Guid>>() <= 13);
 
 impl Guid {
+    /// A new id from the default clock [`CLOCK`](crate::CLOCK).
+    #[inline]
+    pub fn now() -> Guid {
+        crate::CLOCK.g()
+    }
+
+    /// The id made of these parts: a 32-bit node, time in Unix nanoseconds
+    /// (kept to the tick of 2^17 ns), sequence (0..=16383) and drift: what
+    /// a clock with this node and drift gives at this time and sequence.
+    /// Fails if the sequence is too wide.
+    ///
+    /// ```
+    /// use guid::{Drift, Guid, Id};
+    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
+        Guid::from_parts(node as u64, time_ns, seq, drift)
+    }
+
     /// The zero id of a drift: node, time and sequence all 0 (Go's `Z`).
     pub const fn zero(drift: Drift) -> Guid {
-        Guid::stamp(layout::pack_l(drift.code(), 0, 0), 0)
+        Guid::from_payload(layout::insert_node(
+            layout::pack_l(drift.code(), 0, 0),
+            Drift::window_of(drift.code()),
+            0,
+            layout::NODE_BITS_G,
+        ))
     }
 
     /// The drift.
@@ -43,7 +73,7 @@ impl Guid {
     /// and sequences subtracted with wrap-around, packed with `self`'s node
     /// and drift. As in Go, the wrapped sequence difference is ORed into the
     /// low 64 bits unmasked.
-    pub const fn diff(&self, other: &Guid) -> Guid {
+    pub fn diff(&self, other: &Guid) -> Guid {
         let t = self.time().wrapping_sub(other.time());
         let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
         let local = layout::pack_l(self.drift().code(), layout::tick(t), 0);
@@ -51,39 +81,111 @@ impl Guid {
     }
 
     /// The global id of a local id made on `node` (Go's `FromL`).
-    pub const fn from_l64(local: Luid, node: u32) -> Guid {
-        Guid::stamp(local.to_u64(), node)
+    pub fn from_l64(local: Luid, node: u32) -> Guid {
+        Guid::stamp(local.to_u64(), node as u64)
     }
 
     /// The id of 12 big-endian bytes; fails if the drift code is 0.
     pub const fn from_bytes(bytes: [u8; 12]) -> Result<Guid> {
         if bytes[0] >> 5 == 0 {
-            return Err(Error(ErrorKind::Drift));
+            return Err(Error::new(ErrorKind::Drift));
         }
         Ok(Guid(bytes))
     }
 
-    /// The id of 12 bytes, checked (for the shared codecs).
-    const fn from_array(bytes: [u8; 12]) -> Result<Guid> {
-        Guid::from_bytes(bytes)
+    /// The 12 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(self) -> [u8; 12] {
+        self.0
+    }
+
+    /// The 12 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 12] {
+        &self.0
     }
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        self.payload()
+        layout::from_bytes96(&self.0)
     }
 
     /// The id of a 96-bit value; fails if it is wider or its drift code is 0.
     pub const fn from_u128(v: u128) -> Result<Guid> {
         if v >> 96 != 0 {
-            return Err(Error(ErrorKind::Overflow { bits: 96 }));
+            return Err(Error::new(ErrorKind::Overflow { bits: 96 }));
         }
         Guid::from_bytes(layout::bytes96(v))
     }
+
+    /// The id of a 96-bit value with a valid drift code.
+    #[inline]
+    const fn from_payload(v: u128) -> Guid {
+        Guid(layout::bytes96(v))
+    }
 }
-layout::stamped!(Guid, bytes: 12, local: Luid, drift: Drift, node: u32, node_bits: 32, path: "guid");
 
-crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 trimmed);
+impl Id for Guid {
+    const NAME: &'static str = "Guid";
+    const BYTES: usize = 12;
+    const BITS: u32 = 96;
+    const NODE_BITS: u32 = layout::NODE_BITS_G;
+    const STRING_LEN: usize = 16;
+    const BASE62_LEN: usize = 17;
+    const MIN: Guid = Guid::zero(Drift::MIN);
+    const MAX: Guid = Guid([0xff; 12]);
 
-crate::traits::id_traits!(Guid, debug: "Guid", now: crate::CLOCK.g(), "crate::CLOCK",
-    drift: Drift, epochs: v2, bytes: [u8; 12], fallible, int: u128, to_u128, from_u128, fallible);
+    type Bytes = [u8; 12];
+    type Drift = Drift;
+    type Local = Luid;
+
+    #[inline]
+    fn to_u128(self) -> u128 {
+        Guid::to_u128(self)
+    }
+
+    #[inline]
+    fn from_u128(v: u128) -> Result<Guid> {
+        Guid::from_u128(v)
+    }
+
+    #[inline]
+    fn to_bytes(self) -> [u8; 12] {
+        self.0
+    }
+
+    #[inline]
+    fn drift(&self) -> Drift {
+        Guid::drift(self)
+    }
+}
+
+impl Layout for Guid {
+    const TEXT: Text = Text::Sortable { bits: 6 };
+    const V3: bool = false;
+    const NODE: u32 = layout::NODE_BITS_G;
+
+    #[inline]
+    fn window(code: u8) -> u32 {
+        Drift::window_of(code)
+    }
+
+    #[inline]
+    fn payload(&self) -> u128 {
+        Guid::to_u128(*self)
+    }
+
+    #[inline]
+    fn from_payload(p: u128) -> Guid {
+        Guid::from_payload(p)
+    }
+
+    /// Refuses Go's JSON form of a local id (`*` first) by name.
+    fn parse_text(s: &[u8]) -> Result<Guid> {
+        let v = encoding::decode_sortable::<6>(s).map_err(|e| match s.first() {
+            Some(b'*') => Error::new(ErrorKind::Marker { local: false }),
+            _ => e,
+        })?;
+        Guid::from_u128(v)
+    }
+}
+
+crate::id::std_traits!(Guid, bytes: [u8; 12], fallible, int: u128, from_u128, fallible);

@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::health::Health;
+use crate::id::Id;
 use crate::layout::{SEQ_BITS, TICK_SHIFT};
 
 /// A clock that issues strictly increasing ids of one kind and can be
@@ -96,7 +97,7 @@ macro_rules! global_id_clock {
             fn resume(builder: $builder, node: u64, not_before: SystemTime) -> Result<Self> {
                 let clock = $node(builder, node)?.not_before(not_before)?.build();
                 if clock.is_inverse() {
-                    return Err(Error(ErrorKind::Inverse));
+                    return Err(Error::new(ErrorKind::Inverse));
                 }
                 Ok(clock)
             }
@@ -138,7 +139,7 @@ macro_rules! global_id_clock {
 /// A v2 builder with `node`, which must fit the 32 bits global ids carry.
 fn v2_node(builder: crate::Builder, node: u64) -> Result<crate::Builder> {
     let fits = u32::try_from(node).map_err(|_| {
-        Error(ErrorKind::Part {
+        Error::new(ErrorKind::Part {
             name: "node",
             value: node,
             max: u32::MAX.into(),

@@ -4,7 +4,7 @@
 //! its newer generation, v3, are in [`v3`] (see below).
 //!
 //! ```
-//! use guid::{Guid, Luid};
+//! use guid::{Guid, Id, Luid};
 //!
 //! let a = guid::g(&guid::CLOCK);
 //! let b = guid::g(&guid::CLOCK);
@@ -81,7 +81,7 @@
 //! ids over. Its base62 is zero-padded to a fixed width.
 //!
 //! ```
-//! use guid::v3;
+//! use guid::{Id, v3};
 //! let old = guid::Guid::now();
 //! let new = v3::Guid::from_v2(old); // the same node, time and sequence
 //! assert_eq!((new.node(), new.time()), (old.node(), old.time()));
@@ -117,6 +117,7 @@ pub mod flake;
 mod fork;
 mod guid;
 mod health;
+mod id;
 mod id_clock;
 mod layout;
 mod local;
@@ -124,7 +125,6 @@ pub mod node;
 mod sequence;
 mod sync;
 mod time;
-mod traits;
 pub mod v3;
 
 /// Optional integrations, one file each, behind the feature of its name.
@@ -149,6 +149,7 @@ pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::fork::ForkGuard;
 pub use crate::guid::Guid;
 pub use crate::health::Health;
+pub use crate::id::Id;
 pub use crate::id_clock::IdClock;
 pub use crate::local::Luid;
 pub use crate::sequence::Snapshot;

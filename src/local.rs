@@ -2,9 +2,12 @@
 
 use std::time::SystemTime;
 
+use crate::Id;
 use crate::drift::Drift;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::guid::Guid;
+use crate::id::sealed::{Layout, Text};
 use crate::layout;
 
 /// A 64-bit local id: drift, time and sequence, unique within one clock.
@@ -21,29 +24,42 @@ use crate::layout;
 /// assert_eq!(local.to_string().parse::<guid::Luid>(), Ok(local));
 /// ```
 ///
-/// Two strings of a local id look alike and are not interchangeable, as in
-/// Go: `Display`/`FromStr` give 16 characters of 4 bits each, while JSON
-/// (feature `serde`) gives `"*"` and the 16-character string of the global
-/// id with node 0 (6 bits each). Neither parses as the other:
+/// A local id has two strings, as in Go: `Display` gives 16 characters of
+/// 4 bits each, and JSON (feature `serde`) Go's form, `"*"` and the
+/// 16-character string of the global id with node 0 (6 bits each). Both
+/// readers take both forms:
 ///
 /// ```
-/// # #[cfg(feature = "serde")] {
 /// let local = guid::l(&guid::CLOCK);
-/// let json = serde_json::to_string(&local).unwrap(); // "\"*…\""
-/// assert!(json[2..18].parse::<guid::Luid>() != Ok(local));
-/// assert!(serde_json::from_str::<guid::Luid>(&format!("\"*{local}\"")).ok() != Some(local));
+/// let go = format!("*{}", local.to_g(0)); // what Go's JSON holds
+/// assert_eq!(go.parse::<guid::Luid>(), Ok(local));
+/// # #[cfg(feature = "serde")] {
+/// assert_eq!(serde_json::to_string(&local).unwrap(), format!("\"{go}\""));
+/// assert_eq!(serde_json::from_str::<guid::Luid>(&format!("\"{local}\"")).unwrap(), local);
 /// # }
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(transparent)]
-pub struct Luid(u64);
+pub struct Luid([u8; 8]);
 
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
+    /// A new id from the default clock [`CLOCK`](crate::CLOCK).
+    #[inline]
+    pub fn now() -> Luid {
+        crate::CLOCK.l()
+    }
+
     #[inline]
     const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
-        Luid(layout::pack_l(drift.code(), tick, seq as u64))
+        Luid::from_value(layout::pack_l(drift.code(), tick, seq as u64))
+    }
+
+    /// The id of a value with a valid drift code.
+    #[inline]
+    const fn from_value(v: u64) -> Luid {
+        Luid(v.to_be_bytes())
     }
 
     /// The id made of these parts: time in Unix nanoseconds (kept to the
@@ -79,7 +95,7 @@ impl Luid {
 
     /// The drift.
     pub const fn drift(&self) -> Drift {
-        match Drift::from_code_bits(layout::code_l(self.0)) {
+        match Drift::from_code_bits(self.0[0] >> 5) {
             Ok(d) => d,
             // Unreachable: every Luid is checked to have a non-zero code.
             Err(_) => Drift::DEFAULT,
@@ -88,14 +104,14 @@ impl Luid {
 
     /// The approximate distance from `other` to `self` (Go's `Diff`), as
     /// [`Guid::diff`]: the wrapped sequence difference is ORed in unmasked.
-    pub const fn diff(&self, other: &Luid) -> Luid {
+    pub fn diff(&self, other: &Luid) -> Luid {
         let t = self.time().wrapping_sub(other.time());
         let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
-        Luid(layout::pack_l(self.drift().code(), layout::tick(t), s))
+        Luid::from_value(layout::pack_l(self.drift().code(), layout::tick(t), s))
     }
 
     /// The global id of this local id made on `node` (Go's `FromL`).
-    pub const fn to_g(self, node: u32) -> Guid {
+    pub fn to_g(self, node: u32) -> Guid {
         Guid::from_l64(self, node)
     }
 
@@ -104,12 +120,27 @@ impl Luid {
         Luid::from_u64(u64::from_be_bytes(bytes))
     }
 
+    /// The 8 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(self) -> [u8; 8] {
+        self.0
+    }
+
+    /// The 8 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 8] {
+        &self.0
+    }
+
+    /// The 64-bit value.
+    pub const fn to_u64(self) -> u64 {
+        u64::from_be_bytes(self.0)
+    }
+
     /// The id of a 64-bit value; fails if its drift code is 0.
     pub const fn from_u64(v: u64) -> Result<Luid> {
         if layout::code_l(v) == 0 {
-            return Err(Error(ErrorKind::Drift));
+            return Err(Error::new(ErrorKind::Drift));
         }
-        Ok(Luid(v))
+        Ok(Luid::from_value(v))
     }
 
     /// The id as a signed 64-bit integer that sorts as the id does, for
@@ -131,7 +162,7 @@ impl Luid {
     /// # Ok::<(), guid::Error>(())
     /// ```
     pub const fn to_i64(self) -> i64 {
-        (self.0 ^ 1 << 63) as i64
+        (self.to_u64() ^ 1 << 63) as i64
     }
 
     /// The id of a [`to_i64`](Luid::to_i64) value; fails if its drift
@@ -139,16 +170,78 @@ impl Luid {
     pub const fn from_i64(v: i64) -> Result<Luid> {
         Luid::from_u64(v as u64 ^ 1 << 63)
     }
+}
 
-    /// The id of 8 bytes, checked (for the shared codecs).
-    const fn from_array(bytes: [u8; 8]) -> Result<Luid> {
-        Luid::from_bytes(bytes)
+impl Id for Luid {
+    const NAME: &'static str = "Luid";
+    const BYTES: usize = 8;
+    const BITS: u32 = 64;
+    const NODE_BITS: u32 = 0;
+    const STRING_LEN: usize = 16;
+    const BASE62_LEN: usize = 11;
+    const MIN: Luid = Luid::zero(Drift::MIN);
+    const MAX: Luid = Luid([0xff; 8]);
+
+    type Bytes = [u8; 8];
+    type Drift = Drift;
+    type Local = Luid;
+
+    #[inline]
+    fn to_u128(self) -> u128 {
+        self.to_u64() as u128
+    }
+
+    #[inline]
+    fn from_u128(v: u128) -> Result<Luid> {
+        match u64::try_from(v) {
+            Ok(v) => Luid::from_u64(v),
+            Err(_) => Err(Error::new(ErrorKind::Overflow { bits: 64 })),
+        }
+    }
+
+    #[inline]
+    fn to_bytes(self) -> [u8; 8] {
+        self.0
+    }
+
+    #[inline]
+    fn drift(&self) -> Drift {
+        Luid::drift(self)
     }
 }
 
-layout::local_parts!(Luid, drift: Drift);
+impl Layout for Luid {
+    const TEXT: Text = Text::Sortable { bits: 4 };
+    const V3: bool = false;
+    const NODE: u32 = 0;
 
-crate::encoding::id_codec!(Luid, bytes: 8, bits: 64, go: "L", text: local, base62: 11 trimmed);
+    #[inline]
+    fn window(code: u8) -> u32 {
+        Drift::window_of(code)
+    }
 
-crate::traits::id_traits!(Luid, debug: "Luid", now: crate::CLOCK.l(), "crate::CLOCK",
-    drift: Drift, epochs: v2, bytes: [u8; 8], fallible, int: u64, to_u64, from_u64, fallible);
+    #[inline]
+    fn payload(&self) -> u128 {
+        self.to_u64() as u128
+    }
+
+    #[inline]
+    fn from_payload(p: u128) -> Luid {
+        Luid::from_value(p as u64)
+    }
+
+    /// Reads Go's JSON form too: `*` and the string of the global id (the
+    /// node dropped).
+    #[inline]
+    fn parse_text(s: &[u8]) -> Result<Luid> {
+        match s.split_first() {
+            Some((b'*', global)) => {
+                let v = encoding::decode_sortable::<6>(global)?;
+                Guid::from_u128(v).map(Guid::to_l64)
+            }
+            _ => Luid::from_u64(encoding::decode_sortable::<4>(s)? as u64),
+        }
+    }
+}
+
+crate::id::std_traits!(Luid, bytes: [u8; 8], fallible, int: u64, from_u64, fallible);

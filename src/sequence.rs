@@ -596,7 +596,7 @@ impl TryFrom<u64> for Snapshot {
     /// has no id left: its first id panics, as the clock it was saved from.
     fn try_from(state: u64) -> Result<Self> {
         if state > MAX_STATE {
-            return Err(Error(ErrorKind::Range {
+            return Err(Error::new(ErrorKind::Range {
                 name: "clock state",
                 value: state,
                 min: 0,
@@ -640,7 +640,7 @@ impl Settings {
     pub(crate) fn not_before(&mut self, t: SystemTime) -> Result<()> {
         let ns = unix_nanos(t);
         if layout::tick(ns) >= TICK_MASK {
-            return Err(Error(ErrorKind::Range {
+            return Err(Error::new(ErrorKind::Range {
                 name: "not-before time (Unix ns)",
                 value: ns,
                 min: 0,
@@ -716,7 +716,7 @@ macro_rules! clock_methods {
             #[inline]
             pub fn g(&self) -> $guid {
                 let (node, state) = self.seq.next();
-                <$guid>::from_state(self.seq.drift(), node as u32, state)
+                $crate::id::sealed::Layout::from_state(self.seq.drift().code(), node, state)
             }
 
             /// A new local id (Go's `L`).
@@ -725,7 +725,7 @@ macro_rules! clock_methods {
             #[inline]
             pub fn l(&self) -> $local {
                 let (_, state) = self.seq.next();
-                <$local>::from_state(self.seq.drift(), state)
+                $crate::id::sealed::Layout::from_state(self.seq.drift().code(), 0, state)
             }
 
             /// Fills `ids` with consecutive global ids from one read of the
@@ -733,7 +733,7 @@ macro_rules! clock_methods {
             pub fn fill(&self, ids: &mut [$guid]) {
                 let drift = self.seq.drift();
                 self.seq.fill(ids, |node, state| {
-                    <$guid>::from_state(drift, node as u32, state)
+                    $crate::id::sealed::Layout::from_state(drift.code(), node, state)
                 });
             }
 
@@ -741,8 +741,9 @@ macro_rules! clock_methods {
             /// time.
             pub fn fill_l(&self, ids: &mut [$local]) {
                 let drift = self.seq.drift();
-                self.seq
-                    .fill(ids, |_, state| <$local>::from_state(drift, state));
+                self.seq.fill(ids, |_, state| {
+                    $crate::id::sealed::Layout::from_state(drift.code(), 0, state)
+                });
             }
 
             /// The global id of a local id made by this clock (Go's `FromL`).

@@ -4,6 +4,7 @@
 //! The count is per thread, so tests running in parallel on the harness's
 //! threads do not see each other's allocations.
 
+use guid::Id;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;

@@ -5,6 +5,7 @@
 
 mod common;
 
+use guid::Id;
 use std::collections::HashSet;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -138,11 +139,11 @@ fn a_jump_forward_is_followed() {
 fn nodes_have_58_bits() {
     let clock = Clock::builder().node(NODE).unwrap().build();
     assert_eq!(clock.node(), NODE);
-    assert_eq!(clock.g().node(), NODE as u32);
+    assert_eq!(clock.g().node(), NODE as u32 as u64);
     assert_eq!(clock.x().node(), NODE);
     let l = clock.l();
     assert_eq!(clock.x_from_l64(l).node(), NODE);
-    assert_eq!(clock.from_l64(l).node(), NODE as u32);
+    assert_eq!(clock.from_l64(l).node(), NODE as u32 as u64);
     assert_eq!(
         Clock::builder().node(1 << 58).unwrap_err().kind(),
         ErrorKind::Part {

@@ -3,6 +3,7 @@
 mod common;
 
 use common::kind;
+use guid::Id;
 use guid::{Drift, ErrorKind, Guid, Luid};
 
 const G: &str = "NkHHyvq1H59MZmlU";
@@ -21,7 +22,10 @@ fn wrong_lengths_are_named() {
         );
         assert_eq!(
             e.to_string(),
-            format!("invalid length: expected 16, found {}", s.len())
+            format!(
+                "invalid Guid: invalid length: expected 16, found {}",
+                s.len()
+            )
         );
         assert!(s.parse::<Luid>().is_err());
     }
@@ -65,10 +69,13 @@ fn characters_outside_the_alphabet_are_located() {
             index: 3
         }
     );
-    assert_eq!(e.to_string(), "invalid character '!' at index 3");
+    assert_eq!(
+        e.to_string(),
+        "invalid Guid: invalid character '!' at index 3"
+    );
     // Non-UTF-8 and multi-byte input: the byte is reported.
     let e = Guid::parse_bytes(b"\xffkHHyvq1H59MZmlU").unwrap_err();
-    assert_eq!(e.to_string(), "invalid byte 0xff at index 0");
+    assert_eq!(e.to_string(), "invalid Guid: invalid byte 0xff at index 0");
     assert_eq!(
         kind("NkHHyé1H59MZmlU".parse::<Guid>()),
         ErrorKind::Char {
@@ -112,7 +119,10 @@ fn values_that_are_not_ids_are_rejected() {
     // A local string read as a global id has drift code 0.
     let e = L.parse::<Guid>().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Drift);
-    assert_eq!(e.to_string(), "drift code 0: not an id");
+    assert_eq!(
+        e.to_string(),
+        "invalid Guid: drift code 0, which no clock makes (a local id's string read as a global id's has it)"
+    );
     assert_eq!(kind(Guid::from_bytes([0; 12])), ErrorKind::Drift);
     assert_eq!(kind(Luid::from_u64(1)), ErrorKind::Drift);
     assert_eq!(
@@ -122,7 +132,7 @@ fn values_that_are_not_ids_are_rejected() {
     // Base62: too wide for 96 or 64 bits, or not canonical.
     let e = Guid::from_base62("zzzzzzzzzzzzzzzzz").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Overflow { bits: 96 });
-    assert_eq!(e.to_string(), "value does not fit 96 bits");
+    assert_eq!(e.to_string(), "invalid Guid: value does not fit 96 bits");
     assert_eq!(
         kind(Luid::from_base62("zzzzzzzzzzz")),
         ErrorKind::Overflow { bits: 64 }
@@ -171,24 +181,30 @@ fn values_that_are_not_ids_are_rejected() {
 #[test]
 fn bad_json_is_a_typed_error() {
     let bad = [
-        ("\"\"", "invalid length: expected 16, found 0"),
+        ("\"\"", "invalid Guid: invalid length: expected 16, found 0"),
         (
             "null",
-            "invalid type: null, expected a 16-character global id string or 12 bytes",
+            "invalid type: null, expected a Guid string or 12 bytes",
         ),
         (
             "123",
-            "invalid type: integer `123`, expected a 16-character global id string or 12 bytes",
+            "invalid type: integer `123`, expected a Guid string or 12 bytes",
         ),
-        ("\"abc\"", "invalid length: expected 16, found 3"),
+        (
+            "\"abc\"",
+            "invalid Guid: invalid length: expected 16, found 3",
+        ),
         (
             "\"*NkHHyvq1H59MZmlU\"",
-            "global id must not start with '*' (that is a local id)",
+            "invalid Guid: global id must not start with '*' (that is a local id)",
         ),
-        ("\"################\"", "invalid character '#' at index 0"),
+        (
+            "\"################\"",
+            "invalid Guid: invalid character '#' at index 0",
+        ),
         (
             "{}",
-            "invalid type: map, expected a 16-character global id string or 12 bytes",
+            "invalid type: map, expected a Guid string or 12 bytes",
         ),
     ];
     for (json, message) in bad {
@@ -196,10 +212,15 @@ fn bad_json_is_a_typed_error() {
         assert!(e.to_string().starts_with(message), "{json}: {e}");
     }
     let bad_local = [
-        ("\"*\"", "invalid length: expected 16, found 0"),
-        ("\"52.381E986821B4E\"", "local id must start with '*'"),
-        ("\"*52.381E986821B4E\"", "drift code 0: not an id"),
-        ("\"**NkHHyvq1H59MZml\"", "invalid character '*' at index 0"),
+        (
+            "\"*\"",
+            "invalid Luid: invalid length: expected 16, found 0",
+        ),
+        ("\"*52.381E986821B4E\"", "invalid Luid: drift code 0"),
+        (
+            "\"**NkHHyvq1H59MZml\"",
+            "invalid Luid: invalid character '*' at index 0",
+        ),
         ("null", "invalid type: null"),
         ("[1,2]", "invalid type: sequence"),
     ];
@@ -207,6 +228,11 @@ fn bad_json_is_a_typed_error() {
         let e = serde_json::from_str::<Luid>(json).unwrap_err();
         assert!(e.to_string().starts_with(message), "{json}: {e}");
     }
+    // The `Display` string is read too: both strings of a local id parse.
+    let local: Luid = serde_json::from_str("\"52.E81E986821B4E\"").unwrap();
+    assert_eq!(local.to_string(), "52.E81E986821B4E");
+    let go = serde_json::to_string(&local).unwrap();
+    assert_eq!(go[1..go.len() - 1].parse::<Luid>(), Ok(local));
 }
 
 #[cfg(feature = "serde")]

@@ -6,6 +6,7 @@ mod common;
 
 use common::kind;
 use guid::ErrorKind;
+use guid::Id;
 use guid::v3::{Drift, Guid, Luid, Xuid};
 
 const X: &str = "030d98d5-9b81-8400-8000-00000000098e";
@@ -46,7 +47,12 @@ fn uuid_strings_must_be_canonical_v8() {
         ),
     ];
     for (s, message) in cases {
-        assert_eq!(s.parse::<Xuid>().unwrap_err().to_string(), message, "{s:?}");
+        let e = s.parse::<Xuid>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("invalid v3::Xuid: {message}"),
+            "{s:?}"
+        );
     }
     assert_eq!(
         kind(Xuid::from_bytes([0; 16])),
@@ -79,7 +85,7 @@ fn base62_has_one_width() {
         Xuid::from_base62("0000000000000000000000")
             .unwrap_err()
             .to_string(),
-        "not an RFC 9562 UUIDv8: version 0, variant 0b00"
+        "invalid v3::Xuid: not an RFC 9562 UUIDv8: version 0, variant 0b00"
     );
 }
 
@@ -128,14 +134,17 @@ fn bad_json_is_a_typed_error() {
     let bad = [
         (
             "\"*.2.C87C48A70387D\"",
-            "invalid length: expected 16, found 17",
+            "invalid v3::Luid: invalid length: expected 16, found 17",
         ),
         ("null", "invalid type: null"),
         (
             "1",
-            "invalid type: integer `1`, expected a 16-character v3 local id string or 8 bytes",
+            "invalid type: integer `1`, expected a v3::Luid string or 8 bytes",
         ),
-        ("\"FFFFFFFFFFFFFFFF\"", "invalid character 'F' at index 0"),
+        (
+            "\"FFFFFFFFFFFFFFFF\"",
+            "invalid v3::Luid: invalid character 'F' at index 0",
+        ),
     ];
     for (json, message) in bad {
         let e = serde_json::from_str::<Luid>(json).unwrap_err();
@@ -144,7 +153,7 @@ fn bad_json_is_a_typed_error() {
     let e = serde_json::from_str::<Xuid>("\"xxx\"").unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("invalid length: expected 36, found 3"),
+            .starts_with("invalid v3::Xuid: invalid length: expected 36, found 3"),
         "{e}"
     );
 }

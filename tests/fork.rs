@@ -4,6 +4,7 @@
 
 mod common;
 
+use guid::Id;
 use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 
@@ -99,9 +100,13 @@ fn a_forked_child_never_repeats_its_parents_ids() {
             || (fill(clock), clock.node()),
         );
         assert_eq!(shared(&parent, &child), 0);
-        assert_eq!(node, before.node(), "the parent keeps its node");
+        assert_eq!(u64::from(node), before.node(), "the parent keeps its node");
         let child_node = Guid::try_from(&child[..12]).unwrap().node();
-        assert_ne!(child_node, node, "the child has a node of its own");
+        assert_ne!(
+            child_node,
+            u64::from(node),
+            "the child has a node of its own"
+        );
         // The child's ids still come after everything the parent made before the fork.
         assert!(Guid::try_from(&child[..12]).unwrap().time() >= before.time());
     }

@@ -4,6 +4,7 @@
 mod common;
 
 use common::sortable;
+use guid::Id;
 use guid::{Drift, Guid, Luid};
 use proptest::prelude::*;
 
@@ -69,7 +70,7 @@ proptest! {
     #[test]
     fn compose_and_accessors_agree(node: u32, t: u64, seq in 0u16..=16383, d in drift()) {
         let g = Guid::compose(node, t, seq, d).unwrap();
-        prop_assert_eq!((g.node(), g.time(), g.seq(), g.drift()), (node, t >> 17 << 17, seq, d));
+        prop_assert_eq!((g.node(), g.time(), g.seq(), g.drift()), (node as u64, t >> 17 << 17, seq, d));
         let l = g.to_l64();
         prop_assert_eq!((l.time(), l.seq(), l.drift()), (g.time(), seq, d));
         prop_assert_eq!(l, Luid::compose(t, seq, d).unwrap());

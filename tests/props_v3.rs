@@ -5,6 +5,7 @@
 mod common;
 
 use common::sortable;
+use guid::Id;
 use guid::v3::{Drift, Guid, Luid, Xuid, node};
 use proptest::prelude::*;
 
@@ -99,7 +100,7 @@ proptest! {
         let g = Guid::compose(n as u32, t, seq, d).unwrap();
         let x = Xuid::compose(n58, t, seq, d).unwrap();
         let l = Luid::compose(t, seq, d).unwrap();
-        prop_assert_eq!((g.node(), g.time(), g.seq(), g.drift()), (n as u32, t >> 17 << 17, seq, d));
+        prop_assert_eq!((g.node(), g.time(), g.seq(), g.drift()), (n as u32 as u64, t >> 17 << 17, seq, d));
         prop_assert_eq!((x.node(), x.time(), x.seq(), x.drift()), (n58, t >> 17 << 17, seq, d));
         prop_assert_eq!((l.time(), l.seq(), l.drift()), (g.time(), seq, d));
         prop_assert_eq!(g.to_l64(), l);

@@ -10,6 +10,7 @@
 
 mod common;
 
+use guid::Id;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::Mutex;
@@ -317,14 +318,14 @@ fn a_raw_forked_child_never_repeats_its_parents_ids() {
             eprintln!("{how:?}, {name}: {repeats} of the child's {IDS} ids are the parent's");
             assert_eq!(repeats, 0, "{how:?}, {name}: repeated ids");
             assert_eq!(
-                node,
+                u64::from(node),
                 before.node(),
                 "{how:?}, {name}: the parent keeps its node"
             );
             let child_first = Guid::try_from(&child[..12]).unwrap();
             assert_ne!(
                 child_first.node(),
-                node,
+                u64::from(node),
                 "{how:?}, {name}: a node of its own"
             );
             assert!(child_first.time() >= before.time());

@@ -6,6 +6,7 @@
 
 mod common;
 
+use guid::Id;
 use std::process::Command;
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -191,7 +192,7 @@ fn ids_match_go_in_every_form() {
         assert_eq!(g.to_base62(), str_of(&gv["base62"]));
         assert_eq!(serde_json::to_string(&g).unwrap(), str_of(&gv["json"]));
         assert_eq!(g.time(), hex(&gv["time"]));
-        assert_eq!(g.node() as u64, hex(&gv["node"]));
+        assert_eq!(g.node(), hex(&gv["node"]));
         assert_eq!(g.seq() as u64, num(&gv["seq"]));
         assert_eq!(g.drift(), drift(&gv["drift"]));
         assert_eq!(
@@ -418,7 +419,7 @@ fn check_parts(g: Guid, v: &Value) {
     assert_eq!(g.to_string(), str_of(&v["string"]));
     assert_eq!(g.to_base62(), str_of(&v["base62"]));
     assert_eq!(g.time(), hex(&v["time"]));
-    assert_eq!(g.node() as u64, hex(&v["node"]));
+    assert_eq!(g.node(), hex(&v["node"]));
     assert_eq!(g.seq() as u64, num(&v["seq"]));
     assert_eq!(g.drift(), drift(&v["drift"]));
 }
@@ -471,7 +472,7 @@ fn from_v2_matches_go() {
         assert_eq!(old.drift().code() as u64, num(&case["v2_code"]));
         let new = Guid::from_v2(old);
         assert_eq!(
-            (new.node() as u64, new.time(), new.seq() as u64),
+            (new.node(), new.time(), new.seq() as u64),
             (
                 hex(&case["node"]),
                 hex(&case["time_ns"]) >> 17 << 17,

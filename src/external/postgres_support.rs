@@ -11,7 +11,7 @@ use std::error::Error;
 use bytes::BytesMut;
 use postgres_types::{FromSql, IsNull, ToSql, Type, accepts, to_sql_checked};
 
-use crate::{Guid, Luid, v3};
+use crate::{Guid, Id, Luid, v3};
 
 macro_rules! bytea {
     ($id:ty) => {

@@ -7,7 +7,7 @@
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
-use crate::{Guid, Luid, v3};
+use crate::{Guid, Id, Luid, v3};
 
 macro_rules! blob {
     ($id:ty) => {

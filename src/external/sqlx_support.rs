@@ -11,7 +11,7 @@ use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::{Database, Decode, Encode, Type};
 
-use crate::{Guid, Luid, v3};
+use crate::{Guid, Id, Luid, v3};
 
 macro_rules! binary {
     ($id:ty) => {

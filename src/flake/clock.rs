@@ -177,7 +177,7 @@ impl Clock {
     /// node is the parent's, and the child would repeat its ids.
     #[inline]
     fn node_word(&self) -> Result<u64> {
-        self.core.node().map_err(|_| Error(ErrorKind::Forked))
+        self.core.node().map_err(|_| Error::new(ErrorKind::Forked))
     }
 
     /// The id of a state with the node word `node`.
@@ -191,7 +191,7 @@ impl Clock {
     /// The error of a used-up layout.
     #[cold]
     fn used_up(&self, used_up: UsedUp) -> Error {
-        Error(ErrorKind::Part {
+        Error::new(ErrorKind::Part {
             name: "time",
             value: used_up.unit,
             max: self.layout().max_time(),
@@ -269,7 +269,7 @@ impl Builder {
         {
             let unit = layout.units(t);
             if unit >= layout.max_time() {
-                return Err(Error(ErrorKind::Range {
+                return Err(Error::new(ErrorKind::Range {
                     name: "not-before time (units since the epoch)",
                     value: unit,
                     min: 0,

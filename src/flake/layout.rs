@@ -58,7 +58,7 @@ impl Layout {
     pub const fn new(time: u32, node: u32, seq: u32) -> Result<Layout> {
         let fits = time >= 1 && node >= 1 && seq >= 1;
         if !fits || time as u64 + node as u64 + seq as u64 != 63 {
-            return Err(Error(ErrorKind::Layout { time, node, seq }));
+            return Err(Error::new(ErrorKind::Layout { time, node, seq }));
         }
         Ok(Layout {
             time: time as u8,
@@ -74,7 +74,7 @@ impl Layout {
     /// keeps ids positive). Set its epoch with [`Layout::with_epoch`].
     pub const fn snowcast(node_bits: u32) -> Result<Layout> {
         if node_bits < 7 || node_bits > 13 {
-            return Err(Error(ErrorKind::Range {
+            return Err(Error::new(ErrorKind::Range {
                 name: "snowcast node bits",
                 value: node_bits as u64,
                 min: 7,
@@ -111,7 +111,7 @@ impl Layout {
     pub fn with_unit(self, unit: Duration) -> Result<Layout> {
         match u64::try_from(unit.as_nanos()) {
             Ok(unit_ns) if unit_ns >= 1 => Ok(Layout { unit_ns, ..self }),
-            _ => Err(Error(ErrorKind::Range {
+            _ => Err(Error::new(ErrorKind::Range {
                 name: "time unit (ns)",
                 value: nanos(unit),
                 min: 1,
@@ -177,7 +177,7 @@ impl Layout {
     /// The parts of `id`; an id with the sign bit set is not a flake id.
     pub fn decompose(&self, id: u64) -> Result<Parts> {
         if id >> 63 != 0 {
-            return Err(Error(ErrorKind::Overflow { bits: 63 }));
+            return Err(Error::new(ErrorKind::Overflow { bits: 63 }));
         }
         Ok(Parts {
             time: id >> (self.node + self.seq),
@@ -240,7 +240,7 @@ impl fmt::Display for Layout {
 
 pub(super) fn check(name: &'static str, value: u64, max: u64) -> Result<()> {
     if value > max {
-        return Err(Error(ErrorKind::Part { name, value, max }));
+        return Err(Error::new(ErrorKind::Part { name, value, max }));
     }
     Ok(())
 }

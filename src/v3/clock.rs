@@ -4,6 +4,7 @@ use std::time::SystemTime;
 
 use super::{Drift, Guid, Luid, Xuid, node};
 use crate::error::Result;
+use crate::id::sealed::Layout;
 use crate::layout;
 use crate::sequence::{Generation, Sequence, Settings};
 
@@ -45,7 +46,7 @@ impl Generation for V3 {
 /// which gives one id forever, is not offered: compose ids instead.
 ///
 /// ```
-/// use guid::MockTime;
+/// use guid::{Id, MockTime};
 /// use guid::v3::{Clock, Drift};
 /// let time = MockTime::new(1_700_000_000_000_000_000);
 /// let clock = Clock::builder().node(0x84ea1453051caf)?.drift(Drift::DEFAULT).time(time.clone()).build();
@@ -71,14 +72,15 @@ impl Clock {
     #[inline]
     pub fn x(&self) -> Xuid {
         let (node, state) = self.seq.next();
-        Xuid::from_state(self.seq.drift(), node, state)
+        Xuid::from_state(self.seq.drift().code(), node, state)
     }
 
     /// Fills `ids` with consecutive 128-bit ids from one read of the time.
     pub fn fill_x(&self, ids: &mut [Xuid]) {
         let drift = self.seq.drift();
-        self.seq
-            .fill(ids, |node, state| Xuid::from_state(drift, node, state));
+        self.seq.fill(ids, |node, state| {
+            Xuid::from_state(drift.code(), node, state)
+        });
     }
 
     /// The 128-bit id of a local id made by this clock (Go's `X.FromL`).

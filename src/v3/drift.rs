@@ -64,7 +64,7 @@ impl Drift {
         if code <= 7 {
             Ok(Drift(code))
         } else {
-            Err(Error(ErrorKind::Range {
+            Err(Error::new(ErrorKind::Range {
                 name: "drift code",
                 value: code as u64,
                 min: 0,

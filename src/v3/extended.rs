@@ -4,7 +4,9 @@ use core::cmp::Ordering;
 use std::time::SystemTime;
 
 use super::{Clock, Drift, Guid, Luid, node};
+use crate::Id;
 use crate::error::{Error, ErrorKind, Result};
+use crate::id::sealed::{Layout, Text};
 use crate::layout::{self, NODE_BITS_X};
 
 /// A v3 128-bit id (Go v3's `X`): an RFC 9562 UUIDv8 whose 122 bits of
@@ -22,7 +24,7 @@ use crate::layout::{self, NODE_BITS_X};
 /// decoders reject anything else.
 ///
 /// ```
-/// use guid::v3;
+/// use guid::{Id, v3};
 /// let x = v3::Xuid::now();
 /// let text = x.to_string();
 /// assert_eq!(&text[14..15], "8"); // version 8
@@ -36,6 +38,28 @@ pub struct Xuid([u8; 16]);
 const _: () = assert!(size_of::<Xuid>() == 16);
 
 impl Xuid {
+    /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
+    #[inline]
+    pub fn now() -> Xuid {
+        super::CLOCK.x()
+    }
+
+    /// The id made of these parts: a node of 58 bits, time in Unix
+    /// nanoseconds (kept to the tick of 2^17 ns), sequence (0..=16383) and
+    /// drift: what a clock with this node and drift gives at this time and
+    /// sequence. Fails if the node or the sequence is too wide.
+    ///
+    /// ```
+    /// use guid::{Id, v3::{Drift, Xuid}};
+    /// let id = Xuid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub fn compose(node: u64, time_ns: u64, seq: u16, drift: Drift) -> Result<Xuid> {
+        Xuid::from_parts(node, time_ns, seq, drift)
+    }
+
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `X.FromTime`).
     pub fn from_time(clock: &Clock, t: SystemTime) -> Xuid {
@@ -46,7 +70,12 @@ impl Xuid {
     /// The zero id of a drift: node, time and sequence all 0, version and
     /// variant set (Go's `ZeroX`).
     pub const fn zero(drift: Drift) -> Xuid {
-        Xuid::stamp(layout::pack_l(drift.code(), 0, 0), 0)
+        Xuid::from_payload(layout::insert_node(
+            layout::pack_l(drift.code(), 0, 0),
+            drift.bits(),
+            0,
+            NODE_BITS_X,
+        ))
     }
 
     /// The drift.
@@ -56,13 +85,13 @@ impl Xuid {
 
     /// The distance from `other` to `self` (Go's `Diff`), as
     /// [`Guid::diff`], with `self`'s 58-bit node.
-    pub const fn diff(&self, other: &Xuid) -> Xuid {
+    pub fn diff(&self, other: &Xuid) -> Xuid {
         Xuid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
     }
 
     /// The 128-bit id of a local id made on `node` (Go's `X.FromL`); fails
     /// if `node` is wider than 58 bits.
-    pub const fn from_l64(local: Luid, node: u64) -> Result<Xuid> {
+    pub fn from_l64(local: Luid, node: u64) -> Result<Xuid> {
         match layout::check(node, "node", node::BITS) {
             Ok(node) => Ok(Xuid::stamp(local.to_u64(), node)),
             Err(e) => Err(e),
@@ -91,9 +120,14 @@ impl Xuid {
         Xuid::from_u128(u128::from_be_bytes(bytes))
     }
 
-    /// The id of 16 bytes, checked (for the shared codecs).
-    const fn from_array(bytes: [u8; 16]) -> Result<Xuid> {
-        Xuid::from_bytes(bytes)
+    /// The 16 big-endian bytes (Go's `Bytes`), the UUID's.
+    pub const fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+
+    /// The 16 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
     }
 
     /// The 128-bit value.
@@ -106,8 +140,14 @@ impl Xuid {
     pub const fn from_u128(v: u128) -> Result<Xuid> {
         match layout::uuid_version_variant(v) {
             (8, 0b10) => Ok(Xuid(v.to_be_bytes())),
-            (version, variant) => Err(Error(ErrorKind::NotUuidV8 { version, variant })),
+            (version, variant) => Err(Error::new(ErrorKind::NotUuidV8 { version, variant })),
         }
+    }
+
+    /// The UUIDv8 around a 122-bit payload.
+    #[inline]
+    const fn from_payload(p: u128) -> Xuid {
+        Xuid(layout::splice_uuid(p).to_be_bytes())
     }
 }
 
@@ -115,7 +155,7 @@ impl From<Guid> for Xuid {
     /// The 128-bit id of a global id: the same parts, the node widened
     /// (Go's `X.FromG`).
     fn from(g: Guid) -> Xuid {
-        Xuid::stamp(g.to_l64().to_u64(), g.node() as u64)
+        Xuid::stamp(g.to_l64().to_u64(), g.node())
     }
 }
 
@@ -130,9 +170,60 @@ impl TryFrom<Xuid> for Guid {
     }
 }
 
-layout::stamped!(Xuid, bytes: 16, local: Luid, drift: Drift, node: u64, node_bits: 58, path: "guid::v3");
+impl Id for Xuid {
+    const NAME: &'static str = "v3::Xuid";
+    const BYTES: usize = 16;
+    const BITS: u32 = 128;
+    const NODE_BITS: u32 = NODE_BITS_X;
+    const STRING_LEN: usize = 36;
+    const BASE62_LEN: usize = 22;
+    const MIN: Xuid = Xuid::from_payload(0);
+    const MAX: Xuid = Xuid::from_payload((1 << 122) - 1);
 
-crate::encoding::id_codec!(Xuid, bytes: 16, bits: 128, go: "X", text: uuid, base62: 22 fixed);
+    type Bytes = [u8; 16];
+    type Drift = Drift;
+    type Local = Luid;
 
-crate::traits::id_traits!(Xuid, debug: "v3::Xuid", now: super::CLOCK.x(), "crate::v3::CLOCK",
-    drift: Drift, epochs: v3, bytes: [u8; 16], fallible, int: u128, to_u128, from_u128, fallible);
+    #[inline]
+    fn to_u128(self) -> u128 {
+        Xuid::to_u128(self)
+    }
+
+    #[inline]
+    fn from_u128(v: u128) -> Result<Xuid> {
+        Xuid::from_u128(v)
+    }
+
+    #[inline]
+    fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+
+    #[inline]
+    fn drift(&self) -> Drift {
+        Xuid::drift(self)
+    }
+}
+
+impl Layout for Xuid {
+    const TEXT: Text = Text::Uuid;
+    const V3: bool = true;
+    const NODE: u32 = NODE_BITS_X;
+
+    #[inline]
+    fn window(code: u8) -> u32 {
+        Drift::window_of(code)
+    }
+
+    #[inline]
+    fn payload(&self) -> u128 {
+        layout::unsplice_uuid(u128::from_be_bytes(self.0))
+    }
+
+    #[inline]
+    fn from_payload(p: u128) -> Xuid {
+        Xuid::from_payload(p)
+    }
+}
+
+crate::id::std_traits!(Xuid, bytes: [u8; 16], fallible, int: u128, from_u128, fallible);

@@ -4,7 +4,9 @@ use core::cmp::Ordering;
 use std::time::SystemTime;
 
 use super::{Clock, Drift, Luid};
+use crate::Id;
 use crate::error::{Error, ErrorKind, Result};
+use crate::id::sealed::{Layout, Text};
 use crate::layout::{self, NODE_BITS_G};
 
 /// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
@@ -22,12 +24,12 @@ use crate::layout::{self, NODE_BITS_G};
 /// (code 0 included).
 ///
 /// ```
-/// use guid::v3;
+/// use guid::{Id, v3};
 /// let id = v3::Guid::now();
 /// let text = id.to_string(); // 16 characters, sorts as the id does
 /// assert_eq!(text.parse::<v3::Guid>(), Ok(id));
 /// assert_eq!(v3::Guid::from_base62(id.to_base62())?, id); // 17 characters
-/// assert_eq!(id.node(), v3::CLOCK.node() as u32);
+/// assert_eq!(id.node(), v3::CLOCK.node() & 0xffff_ffff); // its low 32 bits
 /// # Ok::<(), guid::Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,16 +39,43 @@ pub struct Guid([u8; 12]);
 const _: () = assert!(size_of::<Guid>() == 12);
 
 impl Guid {
+    /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
+    #[inline]
+    pub fn now() -> Guid {
+        super::CLOCK.g()
+    }
+
+    /// The id made of these parts: a 32-bit node, time in Unix nanoseconds
+    /// (kept to the tick of 2^17 ns), sequence (0..=16383) and drift: what
+    /// a clock with this node and drift gives at this time and sequence.
+    /// Fails if the sequence is too wide.
+    ///
+    /// ```
+    /// use guid::{Id, v3::{Drift, Guid}};
+    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub fn compose(node: u32, time_ns: u64, seq: u16, drift: Drift) -> Result<Guid> {
+        Guid::from_parts(node as u64, time_ns, seq, drift)
+    }
+
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `G.FromTime`).
     pub fn from_time(clock: &Clock, t: SystemTime) -> Guid {
         let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
-        Guid::stamp(local, clock.node() as u32)
+        Guid::stamp(local, clock.node())
     }
 
     /// The zero id of a drift: node, time and sequence all 0 (Go's `ZeroG`).
     pub const fn zero(drift: Drift) -> Guid {
-        Guid::stamp(layout::pack_l(drift.code(), 0, 0), 0)
+        Guid(layout::bytes96(layout::insert_node(
+            layout::pack_l(drift.code(), 0, 0),
+            drift.bits(),
+            0,
+            NODE_BITS_G,
+        )))
     }
 
     /// The drift.
@@ -57,13 +86,13 @@ impl Guid {
     /// The distance from `other` to `self` (Go's `Diff`): times and
     /// sequences subtracted with wrap-around (the sequence within its 14
     /// bits, unlike v2), packed with `self`'s node and drift.
-    pub const fn diff(&self, other: &Guid) -> Guid {
+    pub fn diff(&self, other: &Guid) -> Guid {
         Guid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
     }
 
     /// The global id of a local id made on `node` (Go's `G.FromL`).
-    pub const fn from_l64(local: Luid, node: u32) -> Guid {
-        Guid::stamp(local.to_u64(), node)
+    pub fn from_l64(local: Luid, node: u32) -> Guid {
+        Guid::stamp(local.to_u64(), node as u64)
     }
 
     /// Go v3's ring order around `reference` (`OrdRingG(reference).Compare`):
@@ -99,20 +128,16 @@ impl Guid {
     /// ([`Drift::from_v2`]: v2's default code 3 becomes v3's default 4).
     ///
     /// ```
-    /// use guid::v3;
+    /// use guid::{Id, v3};
     /// let old = guid::Guid::now();
     /// let new = v3::Guid::from_v2(old);
     /// assert_eq!((new.node(), new.time(), new.seq()), (old.node(), old.time(), old.seq()));
     /// assert_eq!(new.drift(), v3::Drift::DEFAULT);
     /// # Ok::<(), guid::Error>(())
     /// ```
-    pub const fn from_v2(id: crate::Guid) -> Guid {
-        let local = id.to_l64();
-        let drift = Drift::from_v2(id.drift());
-        Guid::stamp(
-            layout::pack_l(drift.code(), layout::tick(local.time()), local.seq() as u64),
-            id.node(),
-        )
+    pub fn from_v2(id: crate::Guid) -> Guid {
+        let local = Luid::from_v2(id.to_l64());
+        Guid::stamp(local.to_u64(), id.node())
     }
 
     /// The v3 id of a v2 id's 16-character string (Go's `FromV2(false, s)`),
@@ -133,28 +158,84 @@ impl Guid {
         Guid(bytes)
     }
 
-    /// The id of 12 bytes (for the shared codecs).
-    const fn from_array(bytes: [u8; 12]) -> Result<Guid> {
-        Ok(Guid(bytes))
+    /// The 12 big-endian bytes (Go's `Bytes`).
+    pub const fn to_bytes(self) -> [u8; 12] {
+        self.0
+    }
+
+    /// The 12 big-endian bytes, borrowed.
+    pub const fn as_bytes(&self) -> &[u8; 12] {
+        &self.0
     }
 
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        self.payload()
+        layout::from_bytes96(&self.0)
     }
 
     /// The id of a 96-bit value; fails if it is wider.
     pub const fn from_u128(v: u128) -> Result<Guid> {
         if v >> 96 != 0 {
-            return Err(Error(ErrorKind::Overflow { bits: 96 }));
+            return Err(Error::new(ErrorKind::Overflow { bits: 96 }));
         }
         Ok(Guid(layout::bytes96(v)))
     }
 }
 
-layout::stamped!(Guid, bytes: 12, local: Luid, drift: Drift, node: u32, node_bits: 32, path: "guid::v3");
+impl Id for Guid {
+    const NAME: &'static str = "v3::Guid";
+    const BYTES: usize = 12;
+    const BITS: u32 = 96;
+    const NODE_BITS: u32 = NODE_BITS_G;
+    const STRING_LEN: usize = 16;
+    const BASE62_LEN: usize = 17;
+    const MIN: Guid = Guid([0; 12]);
+    const MAX: Guid = Guid([0xff; 12]);
 
-crate::encoding::id_codec!(Guid, bytes: 12, bits: 96, go: "G", text: global, base62: 17 fixed);
+    type Bytes = [u8; 12];
+    type Drift = Drift;
+    type Local = Luid;
 
-crate::traits::id_traits!(Guid, debug: "v3::Guid", now: super::CLOCK.g(), "crate::v3::CLOCK",
-    drift: Drift, epochs: v3, bytes: [u8; 12], infallible, int: u128, to_u128, from_u128, fallible);
+    #[inline]
+    fn to_u128(self) -> u128 {
+        Guid::to_u128(self)
+    }
+
+    #[inline]
+    fn from_u128(v: u128) -> Result<Guid> {
+        Guid::from_u128(v)
+    }
+
+    #[inline]
+    fn to_bytes(self) -> [u8; 12] {
+        self.0
+    }
+
+    #[inline]
+    fn drift(&self) -> Drift {
+        Guid::drift(self)
+    }
+}
+
+impl Layout for Guid {
+    const TEXT: Text = Text::Sortable { bits: 6 };
+    const V3: bool = true;
+    const NODE: u32 = NODE_BITS_G;
+
+    #[inline]
+    fn window(code: u8) -> u32 {
+        Drift::window_of(code)
+    }
+
+    #[inline]
+    fn payload(&self) -> u128 {
+        Guid::to_u128(*self)
+    }
+
+    #[inline]
+    fn from_payload(p: u128) -> Guid {
+        Guid(layout::bytes96(p))
+    }
+}
+
+crate::id::std_traits!(Guid, bytes: [u8; 12], infallible, int: u128, from_u128, fallible);

@@ -11,7 +11,7 @@
 //! v2 string or base62), never by re-reading bytes.
 //!
 //! ```
-//! use guid::v3;
+//! use guid::{Id, v3};
 //!
 //! let a = v3::Guid::now();                 // or v3::g(&v3::CLOCK), as in Go
 //! let x = v3::Xuid::now();                 // a UUIDv8 with the clock's 58-bit node

@@ -27,6 +27,7 @@
 
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
+use guid::Id as _;
 use guid::{Guid, Luid, v3};
 
 use crate::id::{Id, Kind};

@@ -8,6 +8,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, SystemTime};
 
 use data_encoding::HEXLOWER;
+use guid::Id as _;
 use guid::flake::Layout;
 use guid::{Clock, Guid, Luid, v3};
 use kguid_service::{Client, protocol};

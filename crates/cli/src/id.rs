@@ -3,6 +3,7 @@
 
 use clap::ValueEnum;
 use data_encoding::HEXLOWER;
+use guid::Id as _;
 use guid::{Guid, Luid, v3};
 
 /// Global, local or (v3) 128-bit.
@@ -67,8 +68,8 @@ impl Id {
     /// The node, which a local id does not have.
     pub fn node(&self) -> Option<u64> {
         match self {
-            Id::G(g) => Some(g.node().into()),
-            Id::G3(g) => Some(g.node().into()),
+            Id::G(g) => Some(g.node()),
+            Id::G3(g) => Some(g.node()),
             Id::X(x) => Some(x.node()),
             Id::L(_) | Id::L3(_) => None,
         }

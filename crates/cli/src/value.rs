@@ -3,15 +3,12 @@
 
 use std::time::Duration;
 
-use guid::{Drift, Luid, v3};
+use guid::{Drift, v3};
 
 use crate::rfc3339;
 
-/// The largest sequence number, read off the all-ones local id.
-const SEQ_MAX: u16 = match Luid::from_u64(u64::MAX) {
-    Ok(id) => id.seq(),
-    Err(_) => 0,
-};
+/// The largest sequence number: ids have 14 bits of sequence.
+const SEQ_MAX: u16 = (1 << 14) - 1;
 
 /// Nanoseconds in a second.
 const NANOS: i128 = 1_000_000_000;

@@ -3,6 +3,7 @@
 
 mod common;
 
+use guid::Id;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -174,7 +175,7 @@ fn gen_ids_increase_and_share_a_node() {
 #[test]
 fn gen_default_node_is_random() {
     let node = |run: Run| run.stdout.trim().parse::<Guid>().expect("id").node();
-    let nodes: Vec<u32> = (0..3).map(|_| node(guid(["gen"]))).collect();
+    let nodes: Vec<u64> = (0..3).map(|_| node(guid(["gen"]))).collect();
     assert!(nodes[0] != nodes[1] || nodes[1] != nodes[2], "{nodes:?}");
 }
 
@@ -195,7 +196,7 @@ fn gen_node_from_flag_and_environment() {
     ok(&run);
     assert_eq!(node(&run), 0x5305_1caf);
     let run = guid(["gen", "--node", "4294967295"]);
-    assert_eq!(node(&run), u32::MAX);
+    assert_eq!(node(&run), u32::MAX as u64);
 
     let mut cmd = command(["gen"]);
     cmd.env("CONFIG_GUID_NODE_ID", "abc@go");

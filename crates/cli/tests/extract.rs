@@ -2,6 +2,7 @@
 
 mod common;
 
+use guid::Id;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 

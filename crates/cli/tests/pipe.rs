@@ -4,6 +4,7 @@
 
 mod common;
 
+use guid::Id;
 use std::process::Stdio;
 
 use common::{check_each, command, guid, guid_stdin, object_g, object_l};

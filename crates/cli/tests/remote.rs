@@ -3,6 +3,7 @@
 
 mod common;
 
+use guid::Id;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStderr, Command, Stdio};
 

@@ -4,6 +4,7 @@
 
 mod common;
 
+use guid::Id;
 use std::process::Stdio;
 
 use common::{Run, command, guid, guid_stdin};

@@ -4,6 +4,7 @@
 
 mod support;
 
+use guid::Id;
 use guid::{Guid, Luid};
 use rusqlite::{Connection, params};
 use support::{guids, luids, made_since, sorted, timeline};

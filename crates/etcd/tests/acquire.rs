@@ -2,6 +2,7 @@
 
 mod support;
 
+use guid::Id;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 

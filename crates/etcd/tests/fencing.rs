@@ -3,6 +3,7 @@
 
 mod support;
 
+use guid::Id;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};

@@ -8,6 +8,7 @@ mod support;
 #[allow(dead_code)]
 mod example {
     include!("../examples/quickstart.rs");
+    use guid::Id;
 
     /// Run twice: each run leases node 0 (the first released it) and the
     /// second run's ids are later than the first's, the fence at work.

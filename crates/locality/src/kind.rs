@@ -341,6 +341,7 @@ pub async fn write_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use guid::Id;
 
     #[test]
     fn the_fleet_recipe_keeps_the_whole_guid() {
@@ -364,7 +365,7 @@ mod tests {
         assert!((3_700_000..=4_500_000).contains(&spread), "{spread} ns");
         let window = guid::nanos(Drift::DEFAULT.window());
         assert!(times.iter().all(|t| t / window == times[0] / window));
-        let nodes: std::collections::HashSet<u32> = ids.iter().map(|g| g.node()).collect();
+        let nodes: std::collections::HashSet<u64> = ids.iter().map(|g| g.node()).collect();
         assert_eq!(nodes.len(), 16);
     }
 }

@@ -13,10 +13,10 @@ use crate::protocol::{self, MAX_IDS};
 
 /// An id the service sends: `u64` (64-bit flake ids, 8 bytes) or [`Guid`]
 /// (96-bit global ids, 12 bytes).
-pub trait Id: Copy + Ord + sealed::Sealed {
+pub trait WireId: Copy + Ord + sealed::Sealed {
     /// Bytes per id on the wire.
     const BYTES: usize;
-    /// The id of `bytes` (exactly [`Id::BYTES`] long), if valid.
+    /// The id of `bytes` (exactly [`WireId::BYTES`] long), if valid.
     fn decode(bytes: &[u8]) -> Option<Self>;
     /// A placeholder value for buffers.
     fn placeholder() -> Self;
@@ -28,7 +28,7 @@ mod sealed {
     impl Sealed for guid::Guid {}
 }
 
-impl Id for u64 {
+impl WireId for u64 {
     const BYTES: usize = 8;
     fn decode(bytes: &[u8]) -> Option<u64> {
         Some(u64::from_be_bytes(bytes.try_into().ok()?))
@@ -38,10 +38,10 @@ impl Id for u64 {
     }
 }
 
-impl Id for Guid {
-    const BYTES: usize = Guid::BYTES;
+impl WireId for Guid {
+    const BYTES: usize = <Guid as guid::Id>::BYTES;
     fn decode(bytes: &[u8]) -> Option<Guid> {
-        Guid::from_slice(bytes).ok()
+        guid::Id::from_slice(bytes).ok()
     }
     fn placeholder() -> Guid {
         Guid::zero(Drift::DEFAULT)
@@ -96,7 +96,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 /// let g: guid::Guid = global.next()?;
 /// # Ok::<(), kguid_service::ClientError>(())
 /// ```
-pub struct Client<T: Id = u64> {
+pub struct Client<T: WireId = u64> {
     addrs: Vec<SocketAddr>,
     preamble: Option<Vec<u8>>,
     retries: u32,
@@ -137,7 +137,7 @@ impl Client<Guid> {
     }
 }
 
-impl<T: Id> Client<T> {
+impl<T: WireId> Client<T> {
     fn open<A: ToSocketAddrs>(
         addrs: impl IntoIterator<Item = A>,
         token: Option<&[u8]>,
@@ -326,7 +326,7 @@ fn set_timeouts(stream: &TcpStream, timeout: Duration) -> io::Result<()> {
     stream.set_write_timeout(t)
 }
 
-impl<T: Id> fmt::Debug for Client<T> {
+impl<T: WireId> fmt::Debug for Client<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("addrs", &self.addrs)

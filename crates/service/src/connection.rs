@@ -15,6 +15,7 @@
 //! Memory freed by closed connections is given back to the system by
 //! [`give_back_memory`], from housekeeping (glibc keeps it otherwise).
 
+use guid::Id;
 use std::cell::RefCell;
 use std::io;
 use std::sync::Arc;

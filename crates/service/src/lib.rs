@@ -74,7 +74,7 @@ mod start;
 
 #[cfg(feature = "cli")]
 pub use crate::args::{LogFormat, ServeArgs, serve_main};
-pub use crate::client::{Client, ClientError, Id};
+pub use crate::client::{Client, ClientError, WireId};
 #[cfg(feature = "server")]
 pub use crate::config::{Config, EtcdLease, Listeners};
 #[cfg(feature = "server")]

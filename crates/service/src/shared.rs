@@ -1,6 +1,7 @@
 //! What every connection shares: the clocks, the horizon, the token, the
 //! gate of seats and the counts, and the [`Report`] made from them.
 
+use guid::Id;
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU8, AtomicU64};

@@ -2,6 +2,7 @@
 
 mod common;
 
+use guid::Id;
 use std::io::Write;
 use std::net::Shutdown;
 use std::time::Duration;

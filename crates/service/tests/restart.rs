@@ -3,6 +3,7 @@
 
 mod common;
 
+use guid::Id;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 

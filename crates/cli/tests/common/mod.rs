@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test file uses a part
 
+use guid::Id;
 use std::ffi::OsStr;
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -4,6 +4,7 @@
 
 pub mod sqlx_checks;
 
+use guid::Id;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
