@@ -7,14 +7,13 @@ use guid::{Guid, Luid, v3};
 use crate::cli::ComposeArgs;
 use crate::id::Id;
 use crate::output::{self, Fail, Status};
-use crate::report::Report;
 use crate::value;
 
 /// Builds the id and writes its object.
 pub fn run(args: &ComposeArgs, out: &mut impl Write) -> Result<Status, Fail> {
     match compose(args) {
         Ok(id) => {
-            Report::of(id)?.write_line(out)?;
+            id.report()?.write_line(out)?;
             out.flush()?;
             Ok(Status::Done)
         }

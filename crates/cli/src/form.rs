@@ -28,7 +28,8 @@
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
 use guid::Id as _;
-use guid::{Guid, Luid, v3};
+use guid::{Guid, Luid};
+use serde::de::DeserializeOwned;
 
 use crate::id::{Id, Kind};
 
@@ -283,86 +284,109 @@ pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result
         (Form::Base62, 22) | (Form::Hex, 32) => Kind::X,
         _ => Kind::G,
     });
-    let text = |e: guid::Error| e.to_string();
-    match (form, kind) {
-        (Form::String, Kind::G) => v3::Guid::parse_bytes(input).map(Id::G3).map_err(text),
-        (Form::String, Kind::L) => v3::Luid::parse_bytes(input).map(Id::L3).map_err(text),
-        (Form::String | Form::Uuid, Kind::X) => {
-            v3::Xuid::parse_bytes(input).map(Id::X).map_err(text)
-        }
-        (Form::Base62, Kind::G) => v3::Guid::from_base62(input).map(Id::G3).map_err(text),
-        (Form::Base62, Kind::L) => v3::Luid::from_base62(input).map(Id::L3).map_err(text),
-        (Form::Base62, Kind::X) => v3::Xuid::from_base62(input).map(Id::X).map_err(text),
-        (Form::Hex, Kind::G) => Ok(Id::G3(v3::Guid::from_bytes(hex(input)?))),
-        (Form::Hex, Kind::L) => Ok(Id::L3(v3::Luid::from_bytes(hex(input)?))),
-        (Form::Hex, Kind::X) => v3::Xuid::from_bytes(hex(input)?).map(Id::X).map_err(text),
-        (Form::Json, Kind::G) => serde_json::from_slice(input)
-            .map(Id::G3)
-            .map_err(json_error),
-        (Form::Json, Kind::L) => serde_json::from_slice(input)
-            .map(Id::L3)
-            .map_err(json_error),
-        (Form::Json, Kind::X) => serde_json::from_slice(input).map(Id::X).map_err(json_error),
-        (Form::Int, Kind::L) => {
-            if input.is_empty() || !input.iter().all(u8::is_ascii_digit) {
-                return Err(int_error(input));
-            }
-            let value = int_value(input).ok_or("value does not fit 64 bits")?;
-            Ok(Id::L3(v3::Luid::from_u64(value)))
-        }
-        (Form::Int, _) => Err("int is a form of local ids only".to_owned()),
-        (Form::Uuid, _) => Err("a UUID is a 128-bit id: --as x".to_owned()),
-    }
+    reading(input, form, kind, true).map_err(|why| why.to_string())
 }
 
-/// One reading, without the error's text: the search through every
-/// reading runs per line, and building messages for the readings that fail
-/// would cost more than decoding. A reading whose decoder would reject the
-/// input's length or first byte outright is not tried.
+/// One v2 reading, without the error's text: the search through every
+/// reading runs per line, and formatting the messages of the readings
+/// that fail would cost more than decoding.
 fn parse(input: &[u8], form: Form, kind: Kind) -> Option<Id> {
-    let len = input.len();
-    match (form, kind) {
-        (Form::String, _) if len != Guid::STRING_LEN => None,
-        (Form::String, Kind::G) => Guid::parse_bytes(input).ok().map(Id::G),
-        (Form::String, Kind::L) => Luid::parse_bytes(input).ok().map(Id::L),
-        (Form::Base62, Kind::G) if len <= Guid::BASE62_LEN => {
-            Guid::from_base62(input).ok().map(Id::G)
+    if form == Form::Json && input.first() != Some(&b'"') {
+        return None;
+    }
+    reading(input, form, kind, false).ok()
+}
+
+/// One v2 reading, with the error's text.
+fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
+    reading(input, form, kind, false).map_err(|why| why.to_string())
+}
+
+/// One reading: `input` in `form` as an id of `kind` of the generation `v3`
+/// says. The one place a kind and a generation pick a type.
+fn reading(input: &[u8], form: Form, kind: Kind, v3: bool) -> Result<Id, Why> {
+    match (v3, kind, form) {
+        (false, Kind::X, _) | (false, _, Form::Uuid) => {
+            Err(Why::Said("128-bit ids and UUIDs are v3's: add --v3"))
         }
-        (Form::Base62, Kind::L) if len <= Luid::BASE62_LEN => {
-            Luid::from_base62(input).ok().map(Id::L)
-        }
-        (Form::Hex, Kind::G) if len == 2 * Guid::BYTES => {
-            Guid::from_bytes(hex_bytes(input)?).ok().map(Id::G)
-        }
-        (Form::Hex, Kind::L) if len == 2 * Luid::BYTES => {
-            Luid::from_bytes(hex_bytes(input)?).ok().map(Id::L)
-        }
-        (Form::Json, _) if input.first() != Some(&b'"') => None,
-        (Form::Json, Kind::G) => serde_json::from_slice(input).ok().map(Id::G),
-        (Form::Json, Kind::L) => serde_json::from_slice(input).ok().map(Id::L),
-        (Form::Int, Kind::L) => Luid::from_u64(int_value(input)?).ok().map(Id::L),
-        _ => None,
+        (true, Kind::G | Kind::L, Form::Uuid) => Err(Why::Said("a UUID is a 128-bit id: --as x")),
+        (false, Kind::G, _) => read_as(input, form).map(Id::G),
+        (false, Kind::L, _) => read_as(input, form).map(Id::L),
+        (true, Kind::G, _) => read_as(input, form).map(Id::G3),
+        (true, Kind::L, _) => read_as(input, form).map(Id::L3),
+        (true, Kind::X, _) => read_as(input, form).map(Id::X),
     }
 }
 
-/// One reading, with the error's text.
-fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
-    let text = |e: guid::Error| e.to_string();
-    match (form, kind) {
-        (Form::String, Kind::G) => Guid::parse_bytes(input).map(Id::G).map_err(text),
-        (Form::String, Kind::L) => Luid::parse_bytes(input).map(Id::L).map_err(text),
-        (Form::Base62, Kind::G) => Guid::from_base62(input).map(Id::G).map_err(text),
-        (Form::Base62, Kind::L) => Luid::from_base62(input).map(Id::L).map_err(text),
-        (Form::Hex, Kind::G) => Guid::from_bytes(hex(input)?).map(Id::G).map_err(text),
-        (Form::Hex, Kind::L) => Luid::from_bytes(hex(input)?).map(Id::L).map_err(text),
-        (Form::Json, Kind::G) => serde_json::from_slice(input).map(Id::G).map_err(json_error),
-        (Form::Json, Kind::L) => serde_json::from_slice(input).map(Id::L).map_err(json_error),
-        (Form::Int, Kind::L) => int(input).map(Id::L),
-        (Form::Int, Kind::G) => {
-            Err("int is a form of local ids only: a global id has 96 bits".to_owned())
+/// `input` in `form` as an id of type `I`.
+fn read_as<I: guid::Id + DeserializeOwned>(input: &[u8], form: Form) -> Result<I, Why> {
+    match form {
+        Form::String | Form::Uuid => I::parse_bytes(input).map_err(Why::Id),
+        Form::Base62 => I::from_base62(input).map_err(Why::Id),
+        Form::Hex => {
+            let mut bytes = [0; 16];
+            let bytes = &mut bytes[..I::BYTES];
+            hex(input, bytes)?;
+            I::from_slice(bytes).map_err(Why::Id)
         }
-        (Form::Uuid, _) | (_, Kind::X) => {
-            Err("128-bit ids and UUIDs are v3's: add --v3".to_owned())
+        Form::Json => serde_json::from_slice(input).map_err(Why::Json),
+        Form::Int if I::BITS == 64 => I::from_u128(int(input)?.into()).map_err(Why::Id),
+        Form::Int => Err(Why::NotLocal { bits: I::BITS }),
+    }
+}
+
+/// Why a reading gave no id; its message is made only when it is shown.
+#[derive(Debug)]
+enum Why {
+    /// The id's own error.
+    Id(guid::Error),
+    /// serde_json's, which names the id's own error.
+    Json(serde_json::Error),
+    /// Hex of the wrong length.
+    HexLength { expected: usize, found: usize },
+    /// A byte that is no hex digit.
+    HexDigit { byte: u8, index: usize },
+    /// Hex the decoder refused otherwise.
+    Hex(data_encoding::DecodeError),
+    /// An int with a byte that is no decimal digit.
+    IntByte { byte: u8, index: usize },
+    /// An empty int.
+    IntEmpty,
+    /// An int past 64 bits.
+    IntWide,
+    /// An int asked of an id wider than 64 bits.
+    NotLocal { bits: u32 },
+    /// A fixed message.
+    Said(&'static str),
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::Id(e) => e.fmt(f),
+            Why::Json(e) => write!(f, "invalid JSON id: {e}"),
+            Why::HexLength { expected, found } => {
+                write!(
+                    f,
+                    "invalid length: expected {expected} hex digits, found {found}"
+                )
+            }
+            Why::HexDigit { byte, index } => {
+                write!(f, "invalid hex digit {} at index {index}", Byte(*byte))
+            }
+            Why::Hex(e) => e.fmt(f),
+            Why::IntByte { byte, index } => write!(
+                f,
+                "{} (an int has decimal digits only)",
+                bad_byte(*byte, *index)
+            ),
+            Why::IntEmpty => f.write_str("invalid length: an int has at least one digit"),
+            Why::IntWide => f.write_str("value does not fit 64 bits"),
+            Why::NotLocal { bits: 96 } => {
+                f.write_str("int is a form of local ids only: a global id has 96 bits")
+            }
+            Why::NotLocal { .. } => f.write_str("int is a form of local ids only"),
+            Why::Said(message) => f.write_str(message),
         }
     }
 }
@@ -478,72 +502,43 @@ fn implied_kind(input: &[u8], form: Form) -> Kind {
     if local { Kind::L } else { Kind::G }
 }
 
-/// `2 * N` hex digits (either case) as `N` bytes, without an error's text.
-fn hex_bytes<const N: usize>(input: &[u8]) -> Option<[u8; N]> {
-    let mut bytes = [0; N];
-    HEXLOWER_PERMISSIVE.decode_mut(input, &mut bytes).ok()?;
-    Some(bytes)
-}
-
-/// Exactly `2 * N` hex digits (either case) as `N` bytes.
-fn hex<const N: usize>(input: &[u8]) -> Result<[u8; N], String> {
-    if input.len() != 2 * N {
-        return Err(format!(
-            "invalid length: expected {} hex digits, found {}",
-            2 * N,
-            input.len()
-        ));
+/// Exactly `2 * bytes.len()` hex digits (either case) into `bytes`.
+fn hex(input: &[u8], bytes: &mut [u8]) -> Result<(), Why> {
+    if input.len() != 2 * bytes.len() {
+        return Err(Why::HexLength {
+            expected: 2 * bytes.len(),
+            found: input.len(),
+        });
     }
-    let mut bytes = [0; N];
     HEXLOWER_PERMISSIVE
-        .decode_mut(input, &mut bytes)
+        .decode_mut(input, bytes)
+        .map(|_| ())
         .map_err(|e| {
             let index = e.error.position;
             match (e.error.kind, input.get(index)) {
-                (DecodeKind::Symbol, Some(&b)) => {
-                    format!("invalid hex digit {} at index {index}", Byte(b))
-                }
-                _ => e.error.to_string(),
+                (DecodeKind::Symbol, Some(&byte)) => Why::HexDigit { byte, index },
+                _ => Why::Hex(e.error),
             }
-        })?;
-    Ok(bytes)
+        })
 }
 
 /// A local id's 64-bit value in decimal: digits only.
-fn int(input: &[u8]) -> Result<Luid, String> {
-    if input.is_empty() || !input.iter().all(u8::is_ascii_digit) {
-        return Err(int_error(input));
+fn int(input: &[u8]) -> Result<u64, Why> {
+    if let Some(index) = input.iter().position(|b| !b.is_ascii_digit()) {
+        return Err(Why::IntByte {
+            byte: input[index],
+            index,
+        });
     }
-    let value = int_value(input).ok_or("value does not fit 64 bits")?;
-    Luid::from_u64(value).map_err(|e| e.to_string())
-}
-
-/// The value of one or more decimal digits, if it fits 64 bits.
-fn int_value(input: &[u8]) -> Option<u64> {
     if input.is_empty() {
-        return None;
+        return Err(Why::IntEmpty);
     }
-    input.iter().try_fold(0u64, |v, &d| {
-        let d = d.checked_sub(b'0').filter(|&d| d <= 9)?;
-        v.checked_mul(10)?.checked_add(u64::from(d))
-    })
-}
-
-/// Why `input` has no int: not all of it is digits.
-#[cold]
-fn int_error(input: &[u8]) -> String {
-    match input.iter().position(|b| !b.is_ascii_digit()) {
-        Some(index) => format!(
-            "{} (an int has decimal digits only)",
-            bad_byte(input[index], index)
-        ),
-        None => "invalid length: an int has at least one digit".to_owned(),
-    }
-}
-
-/// serde_json's message, which names the id's own error.
-fn json_error(e: serde_json::Error) -> String {
-    format!("invalid JSON id: {e}")
+    input
+        .iter()
+        .try_fold(0u64, |v, &d| {
+            v.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+        .ok_or(Why::IntWide)
 }
 
 /// The library's wording for a byte outside an alphabet.

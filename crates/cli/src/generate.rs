@@ -8,9 +8,9 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, SystemTime};
 
 use data_encoding::HEXLOWER;
-use guid::Id as _;
+use guid::Id;
 use guid::flake::Layout;
-use guid::{Clock, Guid, Luid, v3};
+use guid::{Clock, Guid, v3};
 use kguid_service::{Client, protocol};
 use serde::Serialize;
 
@@ -109,7 +109,7 @@ fn remote(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     };
     match args.format.unwrap_or(GenFormat::Int) {
         GenFormat::Int => emit(args.count, fill, out, |id, out| write!(out, "{id}"))?,
-        GenFormat::Hex => emit(args.count, fill, out, |id, out| hex(id.to_be_bytes(), out))?,
+        GenFormat::Hex => emit(args.count, fill, out, |id, out| hex(&id.to_be_bytes(), out))?,
         _ => return Ok(bad_form("flake ids (--flake) print as int or hex")),
     }
     Ok(Status::Done)
@@ -219,64 +219,30 @@ fn probe(addrs: &[String], token: Option<&[u8]>, flake: bool) -> Result<(), Stri
     Ok(())
 }
 
-/// What `gen` prints of each kind of id.
-trait Printed: Copy + Default + Serialize {
-    /// The value as a decimal integer, for ids of 64 bits.
-    const INT: Option<fn(Self) -> u64>;
-    /// Writes the sortable string.
-    fn string(&self, out: &mut impl Write) -> io::Result<()>;
-    /// Writes the base62 string.
-    fn base62(&self, out: &mut impl Write) -> io::Result<()>;
-    /// Writes the lowercase hex of the bytes.
-    fn hex(&self, out: &mut impl Write) -> io::Result<()>;
-}
-
-/// [`Printed`] of an id type, with its 64-bit value if it has one.
-macro_rules! printed {
-    ($($id:ty: $int:expr),* $(,)?) => {$(
-        impl Printed for $id {
-            const INT: Option<fn(Self) -> u64> = $int;
-            fn string(&self, out: &mut impl Write) -> io::Result<()> {
-                out.write_all(self.encode(&mut [0; <$id>::STRING_LEN]).as_bytes())
-            }
-            fn base62(&self, out: &mut impl Write) -> io::Result<()> {
-                out.write_all(self.encode_base62(&mut [0; <$id>::BASE62_LEN]).as_bytes())
-            }
-            fn hex(&self, out: &mut impl Write) -> io::Result<()> {
-                hex(self.to_bytes(), out)
-            }
-        }
-    )*};
-}
-
-printed!(
-    Guid: None,
-    Luid: Some(Luid::to_u64),
-    v3::Guid: None,
-    v3::Luid: Some(v3::Luid::to_u64),
-    v3::Xuid: None,
-);
-
 /// Prints the ids of `fill` in the form asked for.
-fn print<I: Printed, E: Into<Fail>>(
+fn print<I: Id + Serialize, E: Into<Fail>>(
     args: &GenArgs,
     fill: impl FnMut(&mut [I]) -> Result<(), E>,
     out: &mut impl Write,
 ) -> Result<Status, Fail> {
     let n = args.count;
     match args.format.unwrap_or(GenFormat::String) {
-        GenFormat::String => emit(n, fill, out, I::string),
-        GenFormat::Base62 => emit(n, fill, out, I::base62),
-        GenFormat::Hex => emit(n, fill, out, I::hex),
+        GenFormat::String => emit(n, fill, out, |id, out| {
+            out.write_all(id.encode(&mut [0; 36]).as_bytes())
+        }),
+        GenFormat::Base62 => emit(n, fill, out, |id, out| {
+            out.write_all(id.encode_base62(&mut [0; 22]).as_bytes())
+        }),
+        GenFormat::Hex => emit(n, fill, out, |id, out| hex(id.to_bytes().as_ref(), out)),
         GenFormat::Json => emit(n, fill, out, json),
-        GenFormat::Int => match I::INT {
-            Some(int) => emit(n, fill, out, |id, out| write!(out, "{}", int(*id))),
-            None => {
-                return Ok(bad_form(
-                    "--format int is for local ids (add --local): a global id has 96 bits, a v3 --x id 128",
-                ));
-            }
-        },
+        GenFormat::Int if I::BITS == 64 => {
+            emit(n, fill, out, |id, out| write!(out, "{}", id.to_u128()))
+        }
+        GenFormat::Int => {
+            return Ok(bad_form(
+                "--format int is for local ids (add --local): a global id has 96 bits, a v3 --x id 128",
+            ));
+        }
     }?;
     Ok(Status::Done)
 }
@@ -311,12 +277,11 @@ fn emit<I: Copy + Default, W: Write, E: Into<Fail>>(
     Ok(())
 }
 
-/// Lowercase hex of an id's bytes (16, 12 or 8).
-fn hex<const N: usize>(bytes: [u8; N], out: &mut impl Write) -> io::Result<()> {
-    const { assert!(N <= v3::Xuid::BYTES) };
-    let mut buf = [0; 2 * v3::Xuid::BYTES];
-    let buf = &mut buf[..2 * N];
-    HEXLOWER.encode_mut(&bytes, buf);
+/// Lowercase hex of an id's bytes (at most 16).
+fn hex(bytes: &[u8], out: &mut impl Write) -> io::Result<()> {
+    let mut buf = [0; 32];
+    let buf = &mut buf[..2 * bytes.len()];
+    HEXLOWER.encode_mut(bytes, buf);
     out.write_all(buf)
 }
 

@@ -7,7 +7,6 @@ use crate::extract::{Scanner, Token};
 use crate::form;
 use crate::id::Id;
 use crate::output::{self, Cut, Fail, Quoted, Status};
-use crate::report::Report;
 
 /// The longest line of standard input read as an id. No form is longer
 /// than 38 characters (the JSON of a v3 UUID); the rest is room for indentation and padding. A
@@ -123,7 +122,7 @@ impl<W: Write> Inspect<'_, W> {
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
         let args = self.args;
         match form::decode_in(input, args.kind, args.from, args.v3) {
-            Ok(id) => Report::of(self.converted(id))?.write_line(self.out)?,
+            Ok(id) => self.converted(id).report()?.write_line(self.out)?,
             Err(what) => {
                 output::error(format_args!("invalid id {}: {what}", Quoted(input)));
                 self.good = false;
@@ -138,7 +137,9 @@ impl<W: Write> Inspect<'_, W> {
         let args = self.args;
         if let Some(id) = token.and_then(|t| t.id(args.kind, args.from, args.v3)) {
             // Lines are numbered from 1.
-            Report::of(self.converted(id))?.write_found(self.line + 1, self.out)?;
+            self.converted(id)
+                .report()?
+                .write_found(self.line + 1, self.out)?;
         }
         Ok(())
     }

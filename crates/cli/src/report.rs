@@ -2,9 +2,10 @@
 
 use std::io::{self, Write};
 
+use data_encoding::HEXLOWER;
+use guid::Id;
 use serde::Serialize;
 
-use crate::id::{Id, Kind};
 use crate::rfc3339::Utc;
 
 /// Every part and encoding of an id, in the order printed.
@@ -37,24 +38,24 @@ pub struct Report {
 }
 
 impl Report {
-    /// Describes `id`.
-    pub fn of(id: Id) -> serde_json::Result<Report> {
+    /// Describes `id`, of either generation.
+    pub fn of<I: Id + Serialize>(id: I) -> serde_json::Result<Report> {
         Ok(Report {
             line: None,
-            kind: match id.kind() {
-                Kind::G => "g",
-                Kind::L => "l",
-                Kind::X => "x",
+            kind: match I::NODE_BITS {
+                0 => "l",
+                32 => "g",
+                _ => "x",
             },
-            drift: id.drift(),
+            drift: id.drift().into(),
             time_ns: id.time(),
             time: Utc(id.time()).to_string(),
-            node: id.node(),
+            node: (I::NODE_BITS > 0).then(|| id.node()),
             seq: id.seq(),
-            hex: id.hex(),
-            string: id.string(),
-            base62: id.base62(),
-            json: id.json()?,
+            hex: HEXLOWER.encode(id.to_bytes().as_ref()),
+            string: id.to_string(),
+            base62: id.to_base62(),
+            json: serde_json::to_string(&id)?,
         })
     }
 

@@ -476,7 +476,11 @@ fn inspect_reports_bad_ids_and_goes_on() {
             &["invalid character 'N' at index 0"],
         ),
         (&["--as", "g"], L_JSON, &["must not start with '*'"]),
-        (&["--as", "l"], G_JSON, &["must start with '*'"]),
+        (
+            &["--as", "l"],
+            G_JSON,
+            &["invalid Luid", "invalid character 'N' at index 0"],
+        ),
         (&[], r#""N...""#, &["expected 16, found 4"]),
         (&[], r#""N...0ngIdY...1.."#, &["JSON"]),
         (
@@ -552,11 +556,11 @@ fn inspect_names_a_trailing_nul() {
         ),
         (
             b"N...0ngIdY...1.\0",
-            r"'N...0ngIdY...1.\x00': invalid byte 0x00 at index 15",
+            r"'N...0ngIdY...1.\x00': invalid Guid: invalid byte 0x00 at index 15",
         ),
         (
             b"cdfbqcXW5qATldeS\0",
-            r"'cdfbqcXW5qATldeS\x00': invalid byte 0x00 at index 16",
+            r"'cdfbqcXW5qATldeS\x00': invalid Guid: invalid byte 0x00 at index 16",
         ),
         (
             b"600000073b13a63000002000\0",
