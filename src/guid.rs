@@ -21,6 +21,7 @@ use crate::local::Luid;
 /// assert_eq!(text.parse::<guid::Guid>(), Ok(id));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
 #[repr(transparent)]
 pub struct Guid([u8; 12]);
 

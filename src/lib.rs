@@ -129,6 +129,8 @@ pub mod v3;
 
 /// Optional integrations, one file each, behind the feature of its name.
 mod external {
+    #[cfg(feature = "diesel")]
+    mod diesel_support;
     #[cfg(feature = "postgres")]
     mod postgres_support;
     #[cfg(feature = "rusqlite")]

@@ -39,6 +39,7 @@ use crate::layout;
 /// # }
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
 #[repr(transparent)]
 pub struct Luid([u8; 8]);
 

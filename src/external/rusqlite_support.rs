@@ -1,6 +1,10 @@
 //! rusqlite: ids as `BLOB`s of their big-endian bytes, which SQLite
 //! compares with `memcmp`, so `ORDER BY` is the id order.
 //!
+//! Any rusqlite from 0.32 to 0.43 serves: the dependency is a range so that
+//! it is the rusqlite of the rest of the build, since two versions would
+//! link two libsqlite3-sys, which Cargo refuses.
+//!
 //! For an `INTEGER` column bind [`Luid::to_i64`](crate::Luid::to_i64) and
 //! read with [`Luid::from_i64`](crate::Luid::from_i64), the signed form that
 //! sorts as the id does.

@@ -32,6 +32,7 @@ use crate::layout::{self, NODE_BITS_X};
 /// assert_eq!(x.node(), v3::CLOCK.node()); // all 58 bits of the clock's node
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
 #[repr(transparent)]
 pub struct Xuid([u8; 16]);
 

@@ -33,6 +33,7 @@ use crate::layout::{self, NODE_BITS_G};
 /// # Ok::<(), guid::Error>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
 #[repr(transparent)]
 pub struct Guid([u8; 12]);
 

@@ -26,6 +26,7 @@ use crate::layout::{self, SEQ_MAX};
 /// assert_eq!(local.to_base62().len(), 11);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
 #[repr(transparent)]
 pub struct Luid([u8; 8]);
 

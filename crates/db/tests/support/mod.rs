@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod diesel_checks;
 pub mod sqlx_checks;
 
 use guid::Id;
@@ -11,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use guid::{Clock, Drift, Guid, Luid, MockTime};
+use guid::{Clock, Drift, Guid, Luid, MockTime, v3};
 
 /// A PostgreSQL server of its own in a temporary directory, listening only
 /// on a unix socket there, stopped and removed when dropped.
@@ -185,16 +186,82 @@ pub fn guids() -> Vec<Guid> {
             clock = clock.inverse();
         }
         let clock = clock.build();
-        for i in 0..300u64 {
-            ids.push(clock.g());
+        ids.extend(stepping_back(&time, || clock.g()));
+    }
+    ids
+}
+
+/// 300 ids of `next`, the time of `time` moving on between them and
+/// stepping back every 50.
+fn stepping_back<T>(time: &MockTime, mut next: impl FnMut() -> T) -> Vec<T> {
+    (0..300u64)
+        .map(|i| {
+            let id = next();
             if i % 50 == 49 {
                 time.step_back(1_000_000);
             } else {
                 time.advance(40_000 * (i % 7));
             }
+            id
+        })
+        .collect()
+}
+
+/// A forward and an inverse v3 clock, each on a mock time of its own.
+fn v3_clocks() -> Vec<(v3::Clock, MockTime)> {
+    [false, true]
+        .into_iter()
+        .map(|inverse| {
+            let time = MockTime::new(1_750_000_000_000_000_000);
+            let mut clock = v3::Clock::builder()
+                .node(0x5305_1caf)
+                .unwrap()
+                .time(time.clone());
+            if inverse {
+                clock = clock.inverse();
+            }
+            (clock.build(), time)
+        })
+        .collect()
+}
+
+/// The first of each id in `ids`, in their order (not sorted, so that
+/// `ORDER BY` has something to do).
+fn distinct<T: std::hash::Hash + Eq + Copy>(ids: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    ids.into_iter().filter(|id| seen.insert(*id)).collect()
+}
+
+/// [`guids`] carried over to v3 (every drift code and edge), then ids of a
+/// forward and an inverse v3 clock through a clock that steps back;
+/// without repeats.
+pub fn v3_guids() -> Vec<v3::Guid> {
+    let mut ids: Vec<v3::Guid> = guids().into_iter().map(v3::Guid::from_v2).collect();
+    for (clock, time) in v3_clocks() {
+        ids.extend(stepping_back(&time, || clock.g()));
+    }
+    distinct(ids)
+}
+
+/// The local casts of [`v3_guids`], without repeats.
+pub fn v3_luids() -> Vec<v3::Luid> {
+    distinct(v3_guids().iter().map(|g| g.to_l64()))
+}
+
+/// [`v3_luids`] with the edges of the 58-bit node, then ids of a forward
+/// and an inverse v3 clock through a clock that steps back; without
+/// repeats.
+pub fn xuids() -> Vec<v3::Xuid> {
+    let mut ids = Vec::new();
+    for id in v3_luids() {
+        for node in [0, 1, 1 << 57, (1 << 58) - 1] {
+            ids.push(id.to_x(node).unwrap());
         }
     }
-    ids
+    for (clock, time) in v3_clocks() {
+        ids.extend(stepping_back(&time, || clock.x()));
+    }
+    distinct(ids)
 }
 
 /// The local casts of [`guids`], without repeats.
