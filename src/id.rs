@@ -1,6 +1,6 @@
 //! What every id type of both generations is: the [`Id`] trait.
 
-use core::fmt::{Debug, Display};
+use core::fmt::{Debug, Display, LowerHex, UpperHex};
 use core::hash::Hash;
 use core::str::FromStr;
 use std::time::SystemTime;
@@ -44,7 +44,12 @@ pub trait Id:
     + Hash
     + Debug
     + Display
+    + LowerHex
+    + UpperHex
     + FromStr<Err = Error>
+    + for<'a> TryFrom<&'a str, Error = Error>
+    + for<'a> TryFrom<&'a [u8], Error = Error>
+    + AsRef<[u8]>
     + Default
     + Send
     + Sync

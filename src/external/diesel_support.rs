@@ -19,7 +19,7 @@ use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::Binary;
 use diesel::sqlite::{Sqlite, SqliteType, SqliteValue};
 
-use crate::{Guid, Luid, v3};
+use crate::{Guid, Id, Luid, v3};
 
 fn write_pg(bytes: &[u8], out: &mut Output<'_, '_, Pg>) -> serialize::Result {
     out.write_all(bytes)?;
@@ -36,19 +36,16 @@ fn bind_sqlite(bytes: Vec<u8>, out: &mut Output<'_, '_, Sqlite>) -> serialize::R
 /// PostgreSQL's column type is fixed by the schema diesel checks against,
 /// so only the bytes are checked here (an oid check would also refuse an
 /// array's elements, which carry the array's oid).
-fn read_pg<T>(value: PgValue<'_>, decode: fn(&[u8]) -> crate::Result<T>) -> deserialize::Result<T> {
-    Ok(decode(value.as_bytes())?)
+fn read_pg<I: Id>(value: PgValue<'_>) -> deserialize::Result<I> {
+    Ok(I::from_slice(value.as_bytes())?)
 }
 
 /// SQLite's values carry their own type whatever the column says: only a
 /// blob is read, since SQLite would hand an integer or text over as the
 /// bytes of its text.
-fn read_sqlite<T>(
-    mut value: SqliteValue<'_, '_, '_>,
-    decode: fn(&[u8]) -> crate::Result<T>,
-) -> deserialize::Result<T> {
+fn read_sqlite<I: Id>(mut value: SqliteValue<'_, '_, '_>) -> deserialize::Result<I> {
     match value.value_type() {
-        Some(SqliteType::Binary) => Ok(decode(value.read_blob())?),
+        Some(SqliteType::Binary) => Ok(I::from_slice(value.read_blob())?),
         other => Err(format!("an id is a BLOB, not a value of type {other:?}").into()),
     }
 }
@@ -71,7 +68,7 @@ macro_rules! binary {
             /// Fails with a [`crate::Error`] on a value of another length or
             /// an invalid id (a drift code of 0, a UUID of another version).
             fn from_sql(value: PgValue<'_>) -> deserialize::Result<$id> {
-                read_pg(value, <$id>::from_slice)
+                read_pg(value)
             }
         }
 
@@ -79,7 +76,7 @@ macro_rules! binary {
             /// Fails on a value that is not a blob, and with a
             /// [`crate::Error`] on a blob of another length or an invalid id.
             fn from_sql(value: SqliteValue<'_, '_, '_>) -> deserialize::Result<$id> {
-                read_sqlite(value, <$id>::from_slice)
+                read_sqlite(value)
             }
         }
     )*};
