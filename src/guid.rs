@@ -29,6 +29,7 @@ const _: () = assert!(size_of::<Guid>() == 12);
 const _: () = assert!(size_of::<Option<Guid>>() <= 13);
 
 impl Guid {
+    #[cfg(feature = "std")]
     /// A new id from the default clock [`CLOCK`](crate::CLOCK).
     #[inline]
     pub fn now() -> Guid {

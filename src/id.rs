@@ -3,7 +3,12 @@
 use core::fmt::{Debug, Display, LowerHex, UpperHex};
 use core::hash::Hash;
 use core::str::FromStr;
+#[cfg(feature = "std")]
 use std::time::SystemTime;
+
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 use self::sealed::{Layout, Text};
 use crate::encoding::{self, STRING_LEN};
@@ -232,6 +237,7 @@ pub trait Id:
     /// int64 nanoseconds wrap, past the year 2262). v3 reads the direction
     /// from the value as Go's `Epoch` does: a time of 2^63 or more is an
     /// inverse clock's `u64::MAX - ns`, and gives back `ns`.
+    #[cfg(feature = "std")]
     fn epoch(&self) -> SystemTime {
         let t = self.time();
         let ns = if Self::V3 && t >> 63 != 0 {
@@ -244,6 +250,7 @@ pub trait Id:
 
     /// The inverse time `u64::MAX - time` read as signed nanoseconds, as a
     /// `SystemTime` (v2's `EpochI`).
+    #[cfg(feature = "std")]
     fn epoch_i(&self) -> SystemTime {
         crate::time::from_unix_nanos((u64::MAX - self.time()) as i64 as i128)
     }

@@ -97,6 +97,7 @@
 //! # Ok::<(), guid::Error>(())
 //! ```
 
+#![cfg_attr(not(feature = "std"), no_std)]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -109,21 +110,32 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/v3.md")]
 struct V3Doctests;
 
+extern crate alloc;
+
+#[cfg(feature = "std")]
 mod clock;
 mod drift;
 mod encoding;
 mod error;
+#[cfg(feature = "std")]
 pub mod flake;
+#[cfg(feature = "std")]
 mod fork;
 mod guid;
+#[cfg(feature = "std")]
 mod health;
 mod id;
+#[cfg(feature = "std")]
 mod id_clock;
 mod layout;
 mod local;
+#[cfg(feature = "std")]
 pub mod node;
+#[cfg(feature = "std")]
 mod sequence;
+#[cfg(feature = "std")]
 mod sync;
+#[cfg(feature = "std")]
 mod time;
 pub mod v3;
 
@@ -143,21 +155,25 @@ mod external {
     mod uuid_support;
 }
 
+#[cfg(feature = "std")]
 use std::sync::LazyLock;
 
-pub use crate::clock::{Builder, Clock};
 pub use crate::drift::Drift;
 pub use crate::error::{Error, ErrorKind, Result};
-pub use crate::fork::ForkGuard;
 pub use crate::guid::Guid;
-pub use crate::health::Health;
 pub use crate::id::Id;
-pub use crate::id_clock::IdClock;
 pub use crate::local::Luid;
-pub use crate::sequence::Snapshot;
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "std", target_os = "linux"))]
 pub use crate::time::CoarseClock;
-pub use crate::time::{MockTime, TimeSource, WallClock, nanos, unix_nanos};
+#[cfg(feature = "std")]
+pub use crate::{
+    clock::{Builder, Clock},
+    fork::ForkGuard,
+    health::Health,
+    id_clock::IdClock,
+    sequence::Snapshot,
+    time::{MockTime, TimeSource, WallClock, nanos, unix_nanos},
+};
 
 /// The process-wide default clock: the wall clock, the default drift, and
 /// the node id named by `CONFIG_GUID_NODE_ID` or else a random one.
@@ -166,6 +182,8 @@ pub use crate::time::{MockTime, TimeSource, WallClock, nanos, unix_nanos};
 /// id; with `CONFIG_GUID_NODE_ID` set, its node was chosen, and using it in
 /// a child of a process that used it panics (see [`Clock`'s fork
 /// section](Clock#fork)).
+#[cfg(feature = "std")]
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
+#[cfg(feature = "std")]
 crate::sequence::go_functions!(Clock, Guid, Luid);

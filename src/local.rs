@@ -1,5 +1,6 @@
 //! The 64-bit local id: a global id with the node dropped.
 
+#[cfg(feature = "std")]
 use std::time::SystemTime;
 
 use crate::Id;
@@ -46,6 +47,7 @@ pub struct Luid([u8; 8]);
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
+    #[cfg(feature = "std")]
     /// A new id from the default clock [`CLOCK`](crate::CLOCK).
     #[inline]
     pub fn now() -> Luid {
@@ -85,6 +87,7 @@ impl Luid {
     /// assert!(before < lower && lower < after);
     /// # Ok::<(), guid::Error>(())
     /// ```
+    #[cfg(feature = "std")]
     pub fn from_time(time: SystemTime, drift: Drift) -> Luid {
         Luid::from_parts(drift, layout::tick(crate::time::unix_nanos(time)), 0)
     }

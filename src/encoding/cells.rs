@@ -1,6 +1,8 @@
 //! Cells: an id's value cut into `n`-bit pieces from the top (Go's
 //! `Split` and `Fold`).
 
+use alloc::vec::Vec;
+
 use super::length;
 use crate::error::{Error, ErrorKind, Result};
 

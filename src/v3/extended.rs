@@ -1,9 +1,12 @@
 //! The v3 128-bit id: an RFC 9562 UUIDv8.
 
 use core::cmp::Ordering;
+#[cfg(feature = "std")]
 use std::time::SystemTime;
 
-use super::{Clock, Drift, Guid, Luid, node};
+#[cfg(feature = "std")]
+use super::Clock;
+use super::{Drift, Guid, Luid};
 use crate::Id;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
@@ -39,6 +42,7 @@ pub struct Xuid([u8; 16]);
 const _: () = assert!(size_of::<Xuid>() == 16);
 
 impl Xuid {
+    #[cfg(feature = "std")]
     /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
     #[inline]
     pub fn now() -> Xuid {
@@ -63,6 +67,7 @@ impl Xuid {
 
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `X.FromTime`).
+    #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Xuid {
         let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
         Xuid::stamp(local, clock.node())
@@ -93,7 +98,7 @@ impl Xuid {
     /// The 128-bit id of a local id made on `node` (Go's `X.FromL`); fails
     /// if `node` is wider than 58 bits.
     pub fn from_l64(local: Luid, node: u64) -> Result<Xuid> {
-        match layout::check(node, "node", node::BITS) {
+        match layout::check(node, "node", NODE_BITS_X) {
             Ok(node) => Ok(Xuid::stamp(local.to_u64(), node)),
             Err(e) => Err(e),
         }
@@ -110,7 +115,7 @@ impl Xuid {
                 other.payload(),
                 drift.bits(),
                 NODE_BITS_X,
-                reference & node::MAX,
+                reference & ((1 << NODE_BITS_X) - 1),
             )
         })
     }

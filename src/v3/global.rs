@@ -1,9 +1,12 @@
 //! The v3 96-bit global id.
 
 use core::cmp::Ordering;
+#[cfg(feature = "std")]
 use std::time::SystemTime;
 
-use super::{Clock, Drift, Luid};
+#[cfg(feature = "std")]
+use super::Clock;
+use super::{Drift, Luid};
 use crate::Id;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
@@ -40,6 +43,7 @@ pub struct Guid([u8; 12]);
 const _: () = assert!(size_of::<Guid>() == 12);
 
 impl Guid {
+    #[cfg(feature = "std")]
     /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
     #[inline]
     pub fn now() -> Guid {
@@ -64,6 +68,7 @@ impl Guid {
 
     /// The smallest id of `clock` at time `t`: its node and drift, sequence
     /// 0, and the time in the clock's direction (Go's `G.FromTime`).
+    #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Guid {
         let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
         Guid::stamp(local, clock.node())

@@ -1,8 +1,11 @@
 //! The v3 64-bit local id.
 
+#[cfg(feature = "std")]
 use std::time::SystemTime;
 
-use super::{Clock, Drift, Guid, Xuid};
+#[cfg(feature = "std")]
+use super::Clock;
+use super::{Drift, Guid, Xuid};
 use crate::Id;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
@@ -33,6 +36,7 @@ pub struct Luid([u8; 8]);
 const _: () = assert!(size_of::<Luid>() == 8);
 
 impl Luid {
+    #[cfg(feature = "std")]
     /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
     #[inline]
     pub fn now() -> Luid {
@@ -55,6 +59,7 @@ impl Luid {
     /// The smallest local id of `clock` at time `t`, for range queries:
     /// its drift, sequence 0, and the time in the clock's direction (Go's
     /// `L.FromTime`).
+    #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Luid {
         Luid::from_u64(layout::pack_l(clock.drift().code(), clock.tick_at(t), 0))
     }

@@ -74,31 +74,39 @@
 //!   not offered, and its `WithCheckpoint`/`WithSeed` are
 //!   [`Clock::snapshot`]/[`Builder::restore`] on the same state word.
 
+#[cfg(feature = "std")]
 mod clock;
 mod drift;
 mod extended;
 mod global;
 mod local;
+#[cfg(feature = "std")]
 pub mod node;
 
+#[cfg(feature = "std")]
 use std::sync::LazyLock;
 
+#[cfg(feature = "std")]
 pub use self::clock::{Builder, Clock};
 pub use self::drift::Drift;
 pub use self::extended::Xuid;
 pub use self::global::Guid;
 pub use self::local::Luid;
+#[cfg(feature = "std")]
 pub use crate::sequence::Snapshot;
 
 /// The process-wide default v3 clock (Go v3's `guid.Clock`): the wall
 /// clock, the default drift (code 4), and the node named by
 /// `CONFIG_GUID_NODE_ID` if it is set and not empty ([`node::from_env`]),
 /// else 58 random bits. Forks are handled as by [`crate::CLOCK`].
+#[cfg(feature = "std")]
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
+#[cfg(feature = "std")]
 crate::sequence::go_functions!(Clock, Guid, Luid);
 
 /// A new 128-bit id from `clock` (Go v3's `X`).
+#[cfg(feature = "std")]
 #[inline]
 pub fn x(clock: &Clock) -> Xuid {
     clock.x()
