@@ -35,6 +35,11 @@ use crate::layout;
 /// # }
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::NoUninit))]
+#[cfg_attr(
+    feature = "zerocopy",
+    derive(zerocopy::IntoBytes, zerocopy::Immutable, zerocopy::KnownLayout)
+)]
 #[repr(transparent)]
 pub struct Luid(u64);
 

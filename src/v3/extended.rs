@@ -30,6 +30,16 @@ use crate::layout::{self, NODE_BITS_X};
 /// assert_eq!(x.node(), v3::CLOCK.node()); // all 58 bits of the clock's node
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "bytemuck", derive(bytemuck::NoUninit))]
+#[cfg_attr(
+    feature = "zerocopy",
+    derive(
+        zerocopy::IntoBytes,
+        zerocopy::Immutable,
+        zerocopy::KnownLayout,
+        zerocopy::Unaligned
+    )
+)]
 #[repr(transparent)]
 pub struct Xuid([u8; 16]);
 
