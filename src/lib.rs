@@ -141,18 +141,28 @@ pub mod v3;
 
 /// Optional integrations, one file each, behind the feature of its name.
 mod external {
+    #[cfg(feature = "arbitrary")]
+    mod arbitrary_support;
+    #[cfg(feature = "borsh")]
+    mod borsh_support;
+    #[cfg(feature = "bytemuck")]
+    mod bytemuck_support;
     #[cfg(feature = "diesel")]
     mod diesel_support;
     #[cfg(feature = "postgres")]
     mod postgres_support;
     #[cfg(feature = "rusqlite")]
     mod rusqlite_support;
+    #[cfg(feature = "schemars")]
+    mod schemars_support;
     #[cfg(feature = "serde")]
     pub(crate) mod serde_support;
     #[cfg(feature = "sqlx")]
     mod sqlx_support;
     #[cfg(feature = "uuid")]
     mod uuid_support;
+    #[cfg(feature = "zerocopy")]
+    mod zerocopy_support;
 }
 
 #[cfg(feature = "std")]

@@ -1,6 +1,7 @@
 //! Base62 of both ids: no panic, and a success is the exact canonical
 //! base62 of the id it gives.
 #![no_main]
+use guid::Id;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

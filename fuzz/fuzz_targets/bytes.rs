@@ -1,5 +1,6 @@
 //! Big-endian bytes of both ids: no panic, and a success gives the bytes back.
 #![no_main]
+use guid::Id;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
