@@ -1,7 +1,7 @@
-//! K-ordered unique ids: 96-bit global ids and their 64-bit local casts,
-//! byte for byte the ids of the Go library fogfish/guid v2, made by a
-//! lock-free clock that never repeats an id and never blocks. The ids of
-//! its newer generation, v3, are in [`v3`] (see below).
+//! `kguid` (imported as `guid`): k-ordered unique ids, 96-bit global ids and
+//! their 64-bit local casts, byte for byte the ids of the Go library
+//! fogfish/guid v2, made by a lock-free clock that never repeats an id and
+//! never blocks. The ids of its newer generation, v3, are in [`v3`] (see below).
 //!
 //! ```
 //! use guid::{Guid, Id, Luid};

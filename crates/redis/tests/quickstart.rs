@@ -1,4 +1,4 @@
-//! The README's example: the same program as `examples/quickstart.rs`,
+//! The README's example: the same program as `examples/redis_quickstart.rs`,
 //! compiled into this test and run against real Redis servers.
 
 mod support;
@@ -7,7 +7,7 @@ mod support;
 // (its `quickstart` is private there); its `main` is left unused.
 #[allow(dead_code)]
 mod example {
-    include!("../examples/quickstart.rs");
+    include!("../examples/redis_quickstart.rs");
 
     use std::collections::BTreeSet;
 
@@ -39,10 +39,10 @@ mod example {
     }
 }
 
-/// README.md shows `examples/quickstart.rs` whole, so the two cannot drift.
+/// README.md shows `examples/redis_quickstart.rs` whole, so the two cannot drift.
 #[test]
 fn the_readme_shows_the_example_verbatim() {
-    let example = include_str!("../examples/quickstart.rs");
+    let example = include_str!("../examples/redis_quickstart.rs");
     let found = include_str!("../README.md").contains(&format!("```rust,no_run\n{example}```\n"));
-    assert!(found, "copy examples/quickstart.rs into README.md");
+    assert!(found, "copy examples/redis_quickstart.rs into README.md");
 }

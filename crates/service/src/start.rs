@@ -101,7 +101,7 @@ fn check_dir(path: &Path) -> Result<(), Error> {
 fn built(config: &Config) -> Result<(), Error> {
     if cfg!(not(feature = "etcd")) && config.etcd.is_some() {
         return Err(Error::Config(
-            "--etcd needs the `etcd` feature: cargo install kguid-cli --features etcd (building it needs protoc)".into(),
+            "--etcd needs the `etcd` feature: cargo install --locked --path crates/cli --features etcd from a checkout (building it needs protoc)".into(),
         ));
     }
     Ok(())

@@ -138,7 +138,7 @@ fn etcd_without_its_feature_says_how_to_get_it() {
     let line = refused(&["--etcd", "http://127.0.0.1:2379", "--prefix", "/ids"]);
     assert_eq!(
         line,
-        "error: --etcd needs the `etcd` feature: cargo install kguid-cli --features etcd (building it needs protoc)"
+        "error: --etcd needs the `etcd` feature: cargo install --locked --path crates/cli --features etcd from a checkout (building it needs protoc)"
     );
 }
 

@@ -1,5 +1,5 @@
 // Makes flake ids in Redis servers, in batches, round-robin.
-// `cargo run -p kguid-redis --example quickstart -- redis://127.0.0.1:6379`
+// `cargo run -p kguid-redis --example redis_quickstart -- redis://127.0.0.1:6379`
 use std::time::{Duration, UNIX_EPOCH};
 
 use guid::flake::Layout;

@@ -1,5 +1,5 @@
 // Leases a node id from etcd, makes ids stamped with it, gives it back.
-// `cargo run -p kguid-etcd --example quickstart -- http://127.0.0.1:2379`
+// `cargo run -p kguid-etcd --example etcd_quickstart -- http://127.0.0.1:2379`
 use std::time::Duration;
 
 use guid::Guid;
