@@ -92,55 +92,7 @@ impl Drift {
     }
 }
 
-/// The conversions both generations' drifts have: `Default`, from a
-/// tolerated skew (also in nanoseconds), from and to the code.
-macro_rules! drift_traits {
-    ($drift:ty) => {
-        impl $drift {
-            /// The drift for a signed skew in nanoseconds (Go's
-            /// `time.Duration`); zero and negative skews give the smallest
-            /// window, `MIN`.
-            pub const fn from_nanos(skew: i64) -> $drift {
-                if skew <= 0 {
-                    <$drift>::MIN
-                } else {
-                    <$drift>::from_duration(::core::time::Duration::from_nanos(skew as u64))
-                }
-            }
-        }
-
-        impl Default for $drift {
-            fn default() -> Self {
-                <$drift>::DEFAULT
-            }
-        }
-
-        impl From<::core::time::Duration> for $drift {
-            /// The drift for a tolerated clock skew
-            #[doc = concat!("([`", stringify!($drift), "::from_duration`]).")]
-            fn from(skew: ::core::time::Duration) -> Self {
-                <$drift>::from_duration(skew)
-            }
-        }
-
-        impl TryFrom<u8> for $drift {
-            type Error = $crate::Error;
-            fn try_from(code: u8) -> $crate::Result<$drift> {
-                <$drift>::new(code)
-            }
-        }
-
-        impl From<$drift> for u8 {
-            fn from(drift: $drift) -> u8 {
-                drift.code()
-            }
-        }
-    };
-}
-
-pub(crate) use drift_traits;
-
-drift_traits!(Drift);
+crate::id::std_traits!(drift Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

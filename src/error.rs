@@ -11,9 +11,13 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Error {
     kind: ErrorKind,
-    /// The id type being read, for the message.
-    of: Option<&'static str>,
+    /// The id type being read, for the message: an index into [`NAMES`]
+    /// (0 for none), one byte so that results stay small.
+    of: u8,
 }
+
+/// The id types an error may name.
+const NAMES: [&str; 6] = ["", "Guid", "Luid", "v3::Guid", "v3::Luid", "v3::Xuid"];
 
 /// What exactly was wrong, for callers that want to match on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,19 +114,18 @@ impl Error {
 
     /// The error of this kind.
     pub(crate) const fn new(kind: ErrorKind) -> Error {
-        Error { kind, of: None }
+        Error { kind, of: 0 }
     }
 
     /// The same error, naming the id type that was being read (unless an
     /// inner reader named one already).
-    pub(crate) const fn of(self, name: &'static str) -> Error {
-        match self.of {
-            Some(_) => self,
-            None => Error {
-                kind: self.kind,
-                of: Some(name),
-            },
-        }
+    #[cold]
+    pub(crate) fn of(self, name: &str) -> Error {
+        let of = match self.of {
+            0 => NAMES.iter().position(|n| *n == name).unwrap_or(0) as u8,
+            named => named,
+        };
+        Error { of, ..self }
     }
 }
 
@@ -134,7 +137,7 @@ impl From<ErrorKind> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(name) = self.of {
+        if let Some(name) = NAMES.get(usize::from(self.of)).filter(|n| !n.is_empty()) {
             write!(f, "invalid {name}: ")?;
         }
         match self.kind {

@@ -191,6 +191,7 @@ impl Layout for Guid {
     }
 
     /// Refuses Go's JSON form of a local id (`*` first) by name.
+    #[inline]
     fn parse_text(s: &[u8]) -> Result<Guid> {
         let v = encoding::decode_sortable::<6>(s).map_err(|e| match s.first() {
             Some(b'*') => Error::new(ErrorKind::Marker { local: false }),

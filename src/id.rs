@@ -152,6 +152,7 @@ pub trait Id:
 
     /// The id of exactly [`BYTES`](Id::BYTES) big-endian bytes (Go's
     /// `FromBytes`).
+    #[inline]
     fn from_slice(bytes: &[u8]) -> Result<Self> {
         fn array<const N: usize>(bytes: &[u8]) -> Result<[u8; N]> {
             bytes
@@ -174,11 +175,16 @@ pub trait Id:
     /// If `buf` is shorter than [`STRING_LEN`](Id::STRING_LEN).
     #[inline]
     fn encode(self, buf: &mut [u8]) -> &str {
-        let v = self.to_u128();
         match Self::TEXT {
-            Text::Uuid => encoding::encode_uuid(v, first(buf)),
-            Text::Sortable { bits: 6 } => encoding::encode_sortable::<6, STRING_LEN>(v, first(buf)),
-            Text::Sortable { .. } => encoding::encode_sortable::<4, STRING_LEN>(v, first(buf)),
+            Text::Uuid => encoding::encode_uuid(self.to_u128(), first(buf)),
+            Text::Sortable { bits: 6 } => {
+                encoding::encode_sortable::<6, STRING_LEN>(self.to_u128(), first(buf))
+            }
+            // A local id's 4-bit cells are the nibbles of its stored bytes.
+            Text::Sortable { .. } => match self.as_ref().first_chunk::<8>() {
+                Some(bytes) => encoding::encode_nibbles(bytes, first(buf)),
+                None => unreachable!("a 4-bit string is a local id's, of 8 bytes"),
+            },
         }
     }
 
@@ -366,12 +372,57 @@ pub(crate) mod sealed {
     }
 }
 
-/// The std traits every id type implements the same way, on [`Id`]:
+/// The std traits every id type implements the same way, on [`Id`], and
+/// the conversions of both generations' drifts (`drift`):
 /// `Display`, `Debug`, the hex formats, `FromStr`, `AsRef<[u8]>` where the
 /// id is stored as bytes, and the conversions to and from bytes, slices,
 /// strings and integers (each `TryFrom`, or `From` where every value is an
 /// id: `infallible`).
 macro_rules! std_traits {
+    // The conversions both generations' drifts have: `Default`, from a
+    // tolerated skew (also in nanoseconds), from and to the code.
+    (drift $drift:ty) => {
+        impl $drift {
+            /// The drift for a signed skew in nanoseconds (Go's
+            /// `time.Duration`); zero and negative skews give the smallest
+            /// window, `MIN`.
+            pub const fn from_nanos(skew: i64) -> $drift {
+                if skew <= 0 {
+                    <$drift>::MIN
+                } else {
+                    <$drift>::from_duration(::core::time::Duration::from_nanos(skew as u64))
+                }
+            }
+        }
+
+        impl Default for $drift {
+            fn default() -> Self {
+                <$drift>::DEFAULT
+            }
+        }
+
+        impl From<::core::time::Duration> for $drift {
+            /// The drift for a tolerated clock skew
+            #[doc = concat!("([`", stringify!($drift), "::from_duration`]).")]
+            fn from(skew: ::core::time::Duration) -> Self {
+                <$drift>::from_duration(skew)
+            }
+        }
+
+        impl TryFrom<u8> for $drift {
+            type Error = $crate::Error;
+            fn try_from(code: u8) -> $crate::Result<$drift> {
+                <$drift>::new(code)
+            }
+        }
+
+        impl From<$drift> for u8 {
+            fn from(drift: $drift) -> u8 {
+                drift.code()
+            }
+        }
+    };
+
     ($id:ty, bytes: $bytes:ty, $bytes_conv:ident, int: $int:ty, $from_int:ident, $int_conv:ident) => {
         impl ::core::fmt::Display for $id {
             /// The text form; width and alignment flags pad it.

@@ -207,10 +207,10 @@ impl Id for Luid {
 
     #[inline]
     fn from_u128(v: u128) -> Result<Luid> {
-        match u64::try_from(v) {
-            Ok(v) => Luid::from_u64(v),
-            Err(_) => Err(Error::new(ErrorKind::Overflow { bits: 64 })),
+        if v >> 64 != 0 {
+            return Err(Error::new(ErrorKind::Overflow { bits: 64 }));
         }
+        Luid::from_u64(v as u64)
     }
 
     #[inline]

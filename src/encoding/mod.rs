@@ -9,7 +9,7 @@ mod uuid;
 
 pub(crate) use self::base62::{decode_base62, encode_base62};
 pub(crate) use self::cells::{fold, split};
-pub(crate) use self::sortable::{STRING_LEN, decode_sortable, encode_sortable};
+pub(crate) use self::sortable::{STRING_LEN, decode_sortable, encode_nibbles, encode_sortable};
 pub(crate) use self::uuid::{decode_uuid, encode_uuid, hex};
 
 use crate::error::{Error, ErrorKind};

@@ -124,7 +124,7 @@ impl Drift {
     }
 }
 
-crate::drift::drift_traits!(Drift);
+crate::id::std_traits!(drift Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Xuid};
 use crate::Id;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
 use crate::layout::{self, SEQ_MAX};
@@ -180,10 +181,10 @@ impl Id for Luid {
 
     #[inline]
     fn from_u128(v: u128) -> Result<Luid> {
-        match u64::try_from(v) {
-            Ok(v) => Ok(Luid::from_u64(v)),
-            Err(_) => Err(Error::new(ErrorKind::Overflow { bits: 64 })),
+        if v >> 64 != 0 {
+            return Err(Error::new(ErrorKind::Overflow { bits: 64 }));
         }
+        Ok(Luid::from_u64(v as u64))
     }
 
     #[inline]
@@ -215,6 +216,12 @@ impl Layout for Luid {
     #[inline]
     fn from_payload(p: u128) -> Luid {
         Luid::from_u64(p as u64)
+    }
+
+    /// Every 64-bit value is an id: nothing to check past the text.
+    #[inline]
+    fn parse_text(s: &[u8]) -> Result<Luid> {
+        Ok(Luid::from_u64(encoding::decode_sortable::<4>(s)? as u64))
     }
 }
 

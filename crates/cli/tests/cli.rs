@@ -786,7 +786,10 @@ fn compose_rejects_bad_parts() {
         ),
         (&["--time", "-1"], &["'-1'", "RFC 3339"]),
         (&["--time", "yesterday"], &["'yesterday'", "RFC 3339"]),
-        (&["--time", "2024-02-30T00:00:00Z"], &["no such date"]),
+        (
+            &["--time", "2024-02-30T00:00:00Z"],
+            &["'day' for `2024-02` is invalid"],
+        ),
         (&["--time", "2016-12-31T23:59:60Z"], &["leap second"]),
         (
             &["--time", "1969-12-31T23:59:59Z"],
