@@ -63,16 +63,25 @@ pub trait Id:
     /// The type's name, with its generation for v3 (`"v3::Xuid"`): what
     /// `Debug` prints and errors name.
     const NAME: &'static str;
-    /// Length of [`to_bytes`](Id::to_bytes).
-    const BYTES: usize;
-    /// Bits of the value: 96 (global), 64 (local) or 128 (v3's UUIDv8).
-    const BITS: u32;
+    /// Length of [`to_bytes`](Id::to_bytes): 12 (global), 8 (local) or 16
+    /// (v3's UUIDv8).
+    const BYTES: usize = size_of::<Self::Bytes>();
+    /// Bits of the value.
+    const BITS: u32 = 8 * Self::BYTES as u32;
     /// Bits of the node: 32 (global), 58 (v3's 128-bit id) or 0 (local).
-    const NODE_BITS: u32;
-    /// Length of the text form (`Display`, [`encode`](Id::encode)).
-    const STRING_LEN: usize;
+    const NODE_BITS: u32 = <Self as sealed::Layout>::NODE;
+    /// Length of the text form (`Display`, [`encode`](Id::encode)): 16, or
+    /// 36 for a UUID.
+    const STRING_LEN: usize = match Self::TEXT {
+        Text::Uuid => 36,
+        Text::Sortable { .. } => STRING_LEN,
+    };
     /// Length of the longest base62 string (v3 pads every one to it).
-    const BASE62_LEN: usize;
+    const BASE62_LEN: usize = match Self::BYTES {
+        8 => 11,
+        12 => 17,
+        _ => 22,
+    };
     /// The smallest id: the first in the order, as a bound for range
     /// queries (a v2 id's drift code is at least 1, so it is not all zeros).
     const MIN: Self;
@@ -80,7 +89,17 @@ pub trait Id:
     const MAX: Self;
 
     /// The big-endian bytes, `[u8; BYTES]`.
-    type Bytes: AsRef<[u8]> + Copy + Eq + Ord + Hash + Debug + Send + Sync + 'static;
+    type Bytes: AsRef<[u8]>
+        + AsMut<[u8]>
+        + Default
+        + Copy
+        + Eq
+        + Ord
+        + Hash
+        + Debug
+        + Send
+        + Sync
+        + 'static;
     /// The drift type of the generation ([`crate::Drift`] or
     /// [`v3::Drift`](crate::v3::Drift)).
     type Drift: Copy + Eq + Ord + Hash + Debug + Display + TryFrom<u8, Error = Error> + Into<u8>;
@@ -88,14 +107,27 @@ pub trait Id:
     type Local: Id<Drift = Self::Drift>;
 
     /// The value: the big-endian bytes as an integer.
-    fn to_u128(self) -> u128;
+    #[inline]
+    fn to_u128(self) -> u128 {
+        let b = self.as_ref();
+        match Self::BYTES {
+            8 => b.first_chunk().map_or(0, |b| u64::from_be_bytes(*b).into()),
+            12 => b.first_chunk().map_or(0, layout::from_bytes96),
+            _ => b.first_chunk().map_or(0, |b| u128::from_be_bytes(*b)),
+        }
+    }
 
     /// The id of a value; fails if it is wider than [`BITS`](Id::BITS) or
     /// not an id of this type.
     fn from_u128(v: u128) -> Result<Self>;
 
     /// The big-endian bytes (Go's `Bytes`).
-    fn to_bytes(self) -> Self::Bytes;
+    #[inline]
+    fn to_bytes(self) -> Self::Bytes {
+        let mut bytes = Self::Bytes::default();
+        bytes.as_mut().copy_from_slice(self.as_ref());
+        bytes
+    }
 
     /// The drift.
     fn drift(&self) -> Self::Drift;
@@ -316,20 +348,35 @@ pub(crate) mod sealed {
 
         /// The value without the UUID's fixed bits: the drift code in its
         /// top 3 bits of `64 + NODE`.
-        fn payload(&self) -> u128;
+        #[inline]
+        fn payload(&self) -> u128
+        where
+            Self: super::Id,
+        {
+            match Self::TEXT {
+                Text::Uuid => layout::unsplice_uuid(self.to_u128()),
+                Text::Sortable { .. } => self.to_u128(),
+            }
+        }
 
         /// The id of a payload with a valid drift code.
         fn from_payload(p: u128) -> Self;
 
         /// The drift code.
         #[inline]
-        fn code(&self) -> u8 {
+        fn code(&self) -> u8
+        where
+            Self: super::Id,
+        {
             (self.payload() >> (61 + Self::NODE)) as u8 & 7
         }
 
         /// The local id's value and the node.
         #[inline]
-        fn parts(&self) -> (u64, u64) {
+        fn parts(&self) -> (u64, u64)
+        where
+            Self: super::Id,
+        {
             let p = self.payload();
             if Self::NODE == 0 {
                 return (p as u64, 0);

@@ -188,11 +188,6 @@ impl TryFrom<Xuid> for Guid {
 
 impl Id for Xuid {
     const NAME: &'static str = "v3::Xuid";
-    const BYTES: usize = 16;
-    const BITS: u32 = 128;
-    const NODE_BITS: u32 = NODE_BITS_X;
-    const STRING_LEN: usize = 36;
-    const BASE62_LEN: usize = 22;
     const MIN: Xuid = Xuid::from_payload(0);
     const MAX: Xuid = Xuid::from_payload((1 << 122) - 1);
 
@@ -201,18 +196,8 @@ impl Id for Xuid {
     type Local = Luid;
 
     #[inline]
-    fn to_u128(self) -> u128 {
-        Xuid::to_u128(self)
-    }
-
-    #[inline]
     fn from_u128(v: u128) -> Result<Xuid> {
         Xuid::from_u128(v)
-    }
-
-    #[inline]
-    fn to_bytes(self) -> [u8; 16] {
-        self.0
     }
 
     #[inline]
@@ -229,11 +214,6 @@ impl Layout for Xuid {
     #[inline]
     fn window(code: u8) -> u32 {
         Drift::window_of(code)
-    }
-
-    #[inline]
-    fn payload(&self) -> u128 {
-        layout::unsplice_uuid(u128::from_be_bytes(self.0))
     }
 
     #[inline]

@@ -201,11 +201,6 @@ impl Guid {
 
 impl Id for Guid {
     const NAME: &'static str = "v3::Guid";
-    const BYTES: usize = 12;
-    const BITS: u32 = 96;
-    const NODE_BITS: u32 = NODE_BITS_G;
-    const STRING_LEN: usize = 16;
-    const BASE62_LEN: usize = 17;
     const MIN: Guid = Guid([0; 12]);
     const MAX: Guid = Guid([0xff; 12]);
 
@@ -214,18 +209,8 @@ impl Id for Guid {
     type Local = Luid;
 
     #[inline]
-    fn to_u128(self) -> u128 {
-        Guid::to_u128(self)
-    }
-
-    #[inline]
     fn from_u128(v: u128) -> Result<Guid> {
         Guid::from_u128(v)
-    }
-
-    #[inline]
-    fn to_bytes(self) -> [u8; 12] {
-        self.0
     }
 
     #[inline]
@@ -242,11 +227,6 @@ impl Layout for Guid {
     #[inline]
     fn window(code: u8) -> u32 {
         Drift::window_of(code)
-    }
-
-    #[inline]
-    fn payload(&self) -> u128 {
-        Guid::to_u128(*self)
     }
 
     #[inline]

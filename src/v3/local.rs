@@ -162,11 +162,6 @@ impl Luid {
 
 impl Id for Luid {
     const NAME: &'static str = "v3::Luid";
-    const BYTES: usize = 8;
-    const BITS: u32 = 64;
-    const NODE_BITS: u32 = 0;
-    const STRING_LEN: usize = 16;
-    const BASE62_LEN: usize = 11;
     const MIN: Luid = Luid([0; 8]);
     const MAX: Luid = Luid([0xff; 8]);
 
@@ -175,21 +170,11 @@ impl Id for Luid {
     type Local = Luid;
 
     #[inline]
-    fn to_u128(self) -> u128 {
-        self.to_u64() as u128
-    }
-
-    #[inline]
     fn from_u128(v: u128) -> Result<Luid> {
         if v >> 64 != 0 {
             return Err(Error::new(ErrorKind::Overflow { bits: 64 }));
         }
         Ok(Luid::from_u64(v as u64))
-    }
-
-    #[inline]
-    fn to_bytes(self) -> [u8; 8] {
-        self.0
     }
 
     #[inline]
@@ -206,11 +191,6 @@ impl Layout for Luid {
     #[inline]
     fn window(code: u8) -> u32 {
         Drift::window_of(code)
-    }
-
-    #[inline]
-    fn payload(&self) -> u128 {
-        self.to_u64() as u128
     }
 
     #[inline]
