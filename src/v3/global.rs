@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Luid};
 use crate::Id;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
 use crate::layout::{self, NODE_BITS_G};
@@ -232,6 +233,12 @@ impl Layout for Guid {
     #[inline]
     fn from_payload(p: u128) -> Guid {
         Guid(layout::bytes96(p))
+    }
+
+    /// Every 96-bit value is an id: nothing to check past the text.
+    #[inline]
+    fn parse_text(s: &[u8]) -> Result<Guid> {
+        Ok(Guid(layout::bytes96(encoding::decode_sortable::<6>(s)?)))
     }
 }
 
