@@ -317,6 +317,9 @@ fn first<const N: usize>(buf: &mut [u8]) -> &mut [u8; N] {
 }
 
 pub(crate) mod sealed {
+    use crate::error::Result;
+    use crate::layout;
+
     /// The text form of an id type.
     #[derive(Clone, Copy, PartialEq, Eq, Debug)]
     pub enum Text {
@@ -328,9 +331,6 @@ pub(crate) mod sealed {
         /// The canonical UUID string.
         Uuid,
     }
-    use crate::encoding;
-    use crate::error::Result;
-    use crate::layout;
 
     /// Where an id's parts sit, which only the crate states: the trait
     /// cannot be implemented, nor its methods called, outside it.
@@ -402,20 +402,8 @@ pub(crate) mod sealed {
             Self::stamp(local, node)
         }
 
-        /// Reads the text form; the types whose text has a variant (v2's
-        /// local id in Go's JSON) read it here too.
-        #[inline]
-        fn parse_text(s: &[u8]) -> Result<Self>
-        where
-            Self: super::Id,
-        {
-            let v = match Self::TEXT {
-                Text::Uuid => encoding::decode_uuid(s)?,
-                Text::Sortable { bits: 6 } => encoding::decode_sortable::<6>(s)?,
-                Text::Sortable { .. } => encoding::decode_sortable::<4>(s)?,
-            };
-            Self::from_u128(v)
-        }
+        /// Reads the text form (and, for v2's local id, Go's JSON form).
+        fn parse_text(s: &[u8]) -> Result<Self>;
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Luid};
 use crate::Id;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::{Layout, Text};
 use crate::layout::{self, NODE_BITS_X};
@@ -219,6 +220,11 @@ impl Layout for Xuid {
     #[inline]
     fn from_payload(p: u128) -> Xuid {
         Xuid::from_payload(p)
+    }
+
+    #[inline]
+    fn parse_text(s: &[u8]) -> Result<Xuid> {
+        Xuid::from_u128(encoding::decode_uuid(s)?)
     }
 }
 
