@@ -20,6 +20,22 @@
 //! # Ok::<(), guid::Error>(())
 //! ```
 //!
+//! Every id type of both generations implements [`Id`] (`use guid::Id`):
+//! its lengths, bounds ([`Id::MIN`], [`Id::MAX`]), parts and encodings, the
+//! same for all five, so generic code takes any of them.
+//!
+//! # Features
+//!
+//! | feature | what |
+//! |---|---|
+//! | `std` (default) | the clocks, `now()` and the time; without it the ids and their encodings build `no_std` (with `alloc`), for `wasm32` too |
+//! | `serde` | text in human-readable formats, bytes in compact ones |
+//! | `uuid` | [`v3::Xuid`] to and from `uuid::Uuid` |
+//! | `postgres`, `sqlx`, `rusqlite` (0.32 to 0.43), `diesel` | ids as `BYTEA`/`BLOB` of their bytes, which sort as the ids do |
+//! | `borsh`, `bytemuck`, `zerocopy` | the big-endian bytes, checked where not every value is an id |
+//! | `arbitrary` | valid ids, for fuzzing |
+//! | `schemars` | the JSON Schema of serde's strings |
+//!
 //! # Layout
 //!
 //! ```text
