@@ -224,8 +224,8 @@ impl Layout for Luid {
         Luid::from_value(p as u64)
     }
 
-    /// Reads Go's JSON form too: `*` and the string of the global id (the
-    /// node dropped).
+    /// Reads Go's JSON form too: `*` and the string of a global id, whose
+    /// node is dropped as Go drops it (Go writes node 0).
     #[inline]
     fn parse_text(s: &[u8]) -> Result<Luid> {
         match s.split_first() {

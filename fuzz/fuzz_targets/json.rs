@@ -1,6 +1,6 @@
 //! JSON of both ids: no panic, and a success re-encodes to an equal id.
-//! A global id's JSON without escapes is also byte-exact; a local id's JSON
-//! carries a node that decoding drops, so only the id is compared.
+//! A global id's JSON without escapes is also byte-exact; a local id reads
+//! from either of its strings, so only the id is compared.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
