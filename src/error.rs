@@ -64,9 +64,11 @@ pub enum ErrorKind {
         /// Its position.
         index: usize,
     },
-    /// A JSON value of a local id lacks the leading `*`, or a global id has one.
+    /// A global id's text starts with `*`, the mark of a local id's JSON.
     Marker {
-        /// Whether the input was expected to be a local (`*`-prefixed) id.
+        /// Whether a local (`*`-prefixed) id was expected: no reader of
+        /// this crate asks for the mark any more (a local id reads both of
+        /// its strings), so it is `false`.
         local: bool,
     },
     /// A flake layout whose bit widths do not add up to 63 or leave a part empty.

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 use guid::flake::{self, Layout};
-use guid::{Clock, Guid, MockTime, Snapshot, TimeSource};
+use guid::{Clock, Guid, Id, MockTime, Snapshot, TimeSource};
 use loom::thread;
 
 const T0: u64 = 1_700_000_000_000_000_000;
