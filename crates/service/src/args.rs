@@ -41,6 +41,12 @@ pub struct ServeArgs {
     #[arg(short = 'w', long = "worker", value_name = "ID", default_value_t = 0)]
     pub worker: u64,
 
+    /// Take the worker id from this pod's ordinal: $POD_INDEX (set it from
+    /// the label apps.kubernetes.io/pod-index), else the trailing number of
+    /// the host name (guid-3: 3). With -d, as -w; refused unless it fits.
+    #[arg(long, conflicts_with_all = ["worker", "node", "etcd"])]
+    pub node_from_ordinal: bool,
+
     /// Node id for layouts whose node is not datacenter/worker.
     #[arg(long, value_name = "ID", conflicts_with_all = ["datacenter", "worker"])]
     pub node: Option<u64>,
@@ -94,6 +100,19 @@ pub struct ServeArgs {
     /// Also serve 96-bit global ids (N x 12 bytes) on this address.
     #[arg(long = "listen-g", value_name = "ADDR")]
     pub listen_g: Option<String>,
+
+    /// Serve v3's global ids on --listen-g rather than v2's.
+    #[arg(long, requires = "listen_g")]
+    pub v3: bool,
+
+    /// Also serve v3's 128-bit X ids (UUIDv8, N x 16 bytes) on this address.
+    #[arg(long = "listen-x", value_name = "ADDR")]
+    pub listen_x: Option<String>,
+
+    /// Serve the HTTP API on this address: GET /ids?kind=flake|g|l|x&n=N&v=2|3
+    /// (JSON, or lines with Accept: text/plain), /metrics, /healthz, /readyz.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
 
     /// Read the token from this file instead of NOEQ_TOKEN (one trailing newline is dropped).
     #[arg(long, value_name = "FILE")]
@@ -173,14 +192,27 @@ impl ServeArgs {
                 return fail(format!("{flag} {id} is not in 0..=31"));
             }
         }
+        let ordinal = self.node_from_ordinal.then(ordinal::from_env).transpose()?;
+        if let Some(o) = ordinal
+            && o > 31
+        {
+            return fail(format!(
+                "--node-from-ordinal: ordinal {o} does not fit the worker bits (0..=31)"
+            ));
+        }
+        let worker = ordinal.unwrap_or(self.worker);
         let node = match self.node {
             Some(node) => node,
-            None => flake::noeqd_node(self.datacenter, self.worker)?,
+            None => flake::noeqd_node(self.datacenter, worker)?,
         };
         if node > layout.max_node() {
-            let named = match self.node {
-                Some(_) => format!("--node {node}"),
-                None => format!("-d {} -w {} (node {node})", self.datacenter, self.worker),
+            let named = match (self.node, ordinal) {
+                (Some(_), _) => format!("--node {node}"),
+                (None, Some(o)) => format!(
+                    "-d {} with --node-from-ordinal {o} (node {node})",
+                    self.datacenter
+                ),
+                (None, None) => format!("-d {} -w {} (node {node})", self.datacenter, worker),
             };
             return fail(format!(
                 "{named} does not fit the layout's {} node bits (0..={})",
@@ -209,6 +241,12 @@ impl ServeArgs {
                 .not_before_ms
                 .map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
             max_lead: self.max_lead,
+            // A node of its own in every pod: the 96-bit ids' too, unless
+            // CONFIG_GUID_NODE_ID says otherwise.
+            global_node: ordinal
+                .filter(|_| std::env::var_os("CONFIG_GUID_NODE_ID").is_none())
+                .map(|_| node as u32),
+            v3: self.v3,
             token,
             max_conns: self.max_conns,
             auth_timeout: self.auth_timeout,
@@ -277,6 +315,8 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         Ok(Listeners {
             flake: Some(bind(&args.listen)?),
             global: args.listen_g.as_deref().map(bind).transpose()?,
+            x: args.listen_x.as_deref().map(bind).transpose()?,
+            http: args.http.as_deref().map(bind).transpose()?,
             metrics: args.metrics.as_deref().map(bind).transpose()?,
         })
     };
@@ -343,6 +383,59 @@ async fn signals() {
                 "cannot handle SIGTERM/SIGINT ({e}): stopping will not be graceful"
             );
             std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// A pod's ordinal in its StatefulSet.
+mod ordinal {
+    use crate::error::Error;
+
+    /// The variable the pod-index label is given in.
+    pub(crate) const VAR: &str = "POD_INDEX";
+
+    /// `$POD_INDEX`, else the trailing number of the host name.
+    pub(crate) fn from_env() -> Result<u64, Error> {
+        if let Some(value) = std::env::var_os(VAR) {
+            let value = value.to_string_lossy();
+            return value.trim().parse().map_err(|_| {
+                Error::Config(format!(
+                    "--node-from-ordinal: {VAR}={value:?} is not a number"
+                ))
+            });
+        }
+        let host = hostname().map_err(|e| {
+            Error::Config(format!(
+                "--node-from-ordinal: {VAR} is not set and the host name cannot be read: {e}"
+            ))
+        })?;
+        of_host(&host).ok_or_else(|| {
+            Error::Config(format!(
+                "--node-from-ordinal: {VAR} is not set and the host name {host:?} does not end in -N"
+            ))
+        })
+    }
+
+    /// The ordinal of a StatefulSet pod's host name: `guid-3` is 3.
+    pub(crate) fn of_host(host: &str) -> Option<u64> {
+        // The pod name, not a domain a host name may go on with.
+        let name = host.trim().split('.').next()?;
+        let (_, digits) = name.rsplit_once('-')?;
+        let canonical = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        canonical.then(|| digits.parse().ok()).flatten()
+    }
+
+    /// The kernel's host name (what `hostname` prints).
+    fn hostname() -> std::io::Result<String> {
+        #[cfg(target_os = "linux")]
+        {
+            std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            std::env::var("HOSTNAME").map_err(std::io::Error::other)
         }
     }
 }

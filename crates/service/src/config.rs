@@ -24,6 +24,8 @@ pub struct Config {
     pub max_lead: Duration,
     /// The node id of 96-bit ids (default: `CONFIG_GUID_NODE_ID`, else random).
     pub global_node: Option<u32>,
+    /// The 96-bit listener serves v3's global ids rather than v2's.
+    pub v3: bool,
     /// The token clients must send first; `None` or empty: no auth.
     pub token: Option<Vec<u8>>,
     /// Connections served at once; more are accepted and closed at once.
@@ -82,6 +84,7 @@ impl Default for Config {
             not_before: None,
             max_lead: flake::DEFAULT_MAX_LEAD,
             global_node: None,
+            v3: false,
             token: None,
             max_conns: 10_000,
             auth_timeout: Duration::from_secs(5),
@@ -98,13 +101,20 @@ impl Default for Config {
 }
 
 /// The sockets to serve: 64-bit ids on `flake`, 96-bit ids on `global`,
-/// and metrics and health checks over HTTP on `metrics`.
+/// 128-bit ids on `x`, every kind over HTTP on `http`, and metrics and
+/// health checks over HTTP on `metrics` (and `http`).
 #[derive(Debug, Default)]
 pub struct Listeners {
     /// Serves 64-bit flake ids (N × 8 bytes).
     pub flake: Option<std::net::TcpListener>,
-    /// Serves 96-bit global ids (N × 12 bytes).
+    /// Serves 96-bit global ids (N × 12 bytes): v2's, or v3's with
+    /// [`Config::v3`].
     pub global: Option<std::net::TcpListener>,
+    /// Serves v3's 128-bit X ids, UUIDv8 (N × 16 bytes).
+    pub x: Option<std::net::TcpListener>,
+    /// Serves the HTTP API, on the thread of `metrics`: `GET /ids` (every
+    /// kind, as JSON or text) besides `/metrics`, `/healthz` and `/readyz`.
+    pub http: Option<std::net::TcpListener>,
     /// Serves, on a thread of its own, `GET /metrics` (Prometheus'
     /// exposition), `/healthz` (200 while the process runs) and `/readyz`
     /// (200 while ids are handed out, else 503 and why); off when `None`.

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use guid::{Drift, Guid};
+use guid::{Guid, v3};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -32,13 +32,34 @@ use crate::clock::{FlakeClock, Refused};
 use crate::gate::{Seat, Waiting};
 use crate::protocol::MAX_IDS;
 use crate::session::{Close, Next, Session};
-use crate::shared::{AuthFailure, Closed, Counts, Kind, Phase, Shared};
+use crate::shared::{AuthFailure, Closed, Counts, Kind, Phase, Shared, Source};
+
+/// Fills `ids` of `source` with `fill` once the horizon is moved past them,
+/// and appends their bytes to `out`.
+#[inline]
+fn issue<I: Id>(
+    shared: &Shared,
+    source: Source,
+    fill: impl FnOnce(&mut [I]),
+    ids: &mut [I],
+    out: &mut Vec<u8>,
+) -> Result<(), End> {
+    shared.guard(source).map_err(|_| End::Fault)?;
+    fill(ids);
+    for id in ids.iter() {
+        out.extend_from_slice(id.as_ref());
+    }
+    if let Some(last) = ids.last() {
+        shared.issued_at(source, last.time());
+    }
+    Ok(())
+}
 
 /// Replies are written once this much is made.
 const FLUSH_AT: usize = 32 * 1024;
 
 /// Room for the replies of one read, at most.
-const SCRATCH: usize = FLUSH_AT + MAX_IDS * Guid::BYTES;
+const SCRATCH: usize = FLUSH_AT + MAX_IDS * v3::Xuid::BYTES;
 
 thread_local! {
     static OUT: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(SCRATCH));
@@ -429,9 +450,9 @@ impl Conn<'_> {
     #[inline]
     fn reply(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), End> {
         let shared = self.shared;
-        shared.guard(self.kind).map_err(|_| End::Fault)?;
         match self.kind {
             Kind::Flake => {
+                shared.guard(Source::Flake).map_err(|_| End::Fault)?;
                 let mut ids = [0u64; MAX_IDS];
                 self.flake.fill(&mut ids[..n]).map_err(|r| match r {
                     Refused::Clock => End::Fault,
@@ -443,14 +464,20 @@ impl Conn<'_> {
                     out.extend_from_slice(&id.to_be_bytes());
                 }
             }
-            Kind::Global => {
-                let mut ids = [Guid::zero(Drift::DEFAULT); MAX_IDS];
-                shared.global.fill(&mut ids[..n]);
-                for id in &ids[..n] {
-                    out.extend_from_slice(&id.to_bytes());
-                }
-                shared.issued_global(&ids[n - 1]);
+            Kind::Global if shared.global_v3 => {
+                let ids = &mut [v3::Guid::MIN; MAX_IDS][..n];
+                issue(shared, Source::V3, |i| shared.v3.fill(i), ids, out)?;
             }
+            Kind::Global => {
+                let ids = &mut [Guid::MIN; MAX_IDS][..n];
+                issue(shared, Source::V2, |i| shared.global.fill(i), ids, out)?;
+            }
+            Kind::X => {
+                let ids = &mut [v3::Xuid::MIN; MAX_IDS][..n];
+                issue(shared, Source::V3, |i| shared.v3.fill_x(i), ids, out)?;
+            }
+            // Never a binary connection's: HTTP is served apart.
+            Kind::Http => return Err(End::Fault),
         }
         self.tally.ids += n as u64;
         self.tally.requests += 1;

@@ -52,14 +52,14 @@ mod gate;
 mod horizon;
 #[cfg(feature = "server")]
 mod housekeeping;
+#[cfg(feature = "server")]
+mod http;
 #[cfg(feature = "etcd")]
 mod lease;
 #[cfg(feature = "server")]
 mod log;
 #[cfg(feature = "server")]
 mod metrics;
-#[cfg(feature = "server")]
-mod monitor;
 pub mod protocol;
 #[cfg(feature = "server")]
 mod rlimit;

@@ -21,7 +21,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::shared::{AuthFailure, Closed, Kind, Shared};
+use crate::shared::{AuthFailure, Closed, KINDS, Kind, Shared, Source};
 
 /// The Content-Type of [`encode`]'s text.
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -83,13 +83,13 @@ impl Collector for Service {
     fn encode(&self, mut e: DescriptorEncoder) -> fmt::Result {
         let shared = &*self.0;
         let c = &shared.counts;
-        let per_listener = |a: &[std::sync::atomic::AtomicU64; 2]| {
+        let per_listener = |a: &[std::sync::atomic::AtomicU64; KINDS]| {
             Kind::ALL.map(|k| (k.name(), a[k as usize].load(Relaxed)))
         };
         counters(
             &mut e,
             "guid_ids_issued",
-            "Ids sent, by listener (flake: 64-bit ids, global: 96-bit ids).",
+            "Ids sent, by listener (flake: 64-bit ids, global: 96-bit ids, x: 128-bit ids, http: every kind over HTTP).",
             "listener",
             &per_listener(&c.ids),
         )?;
@@ -171,10 +171,7 @@ impl Collector for Service {
 
 /// The health of both clocks, labelled `clock`.
 fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
-    let health: [(&str, Health); 2] = [
-        (Kind::Flake.name(), shared.flake_health()),
-        (Kind::Global.name(), shared.global.health()),
-    ];
+    let health = Source::ALL.map(|s| (s.name(), shared.health(s)));
     let of = |f: fn(&Health) -> u64| health.map(|(k, h)| (k, f(&h)));
     let secs = |f: fn(&Health) -> Duration| health.map(|(k, h)| (k, f(&h).as_secs_f64()));
     counters(
@@ -205,7 +202,7 @@ fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         "How far the last id's time is ahead of the time source now.",
         Some(&Unit::Seconds),
         "clock",
-        &Kind::ALL.map(|k| (k.name(), shared.lead(k).as_secs_f64())),
+        &Source::ALL.map(|s| (s.name(), shared.lead(s).as_secs_f64())),
     )?;
     gauges(
         e,

@@ -23,8 +23,8 @@ use crate::connection::{self, Entry, Open};
 use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::housekeeping::Housekeeping;
+use crate::http::Monitor;
 use crate::log::{Recurring, describe};
-use crate::monitor::Monitor;
 use crate::shared::{Closed, Kind, Phase, Report, Shared};
 use crate::start;
 
@@ -115,15 +115,17 @@ async fn serve(
     let Listeners {
         flake,
         global,
+        x,
+        http,
         metrics,
     } = listeners;
-    let (flake_listener, global_listener) = listen(flake, global)?;
+    let binary = listen([flake, global, x], http.is_some())?;
     // Health checks answer from now on: not ready until serving.
-    let monitor = metrics.map(Monitor::start).transpose()?;
+    let monitor = Monitor::start(metrics, http, &config)?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
     let not_before = start_after(&config, checked.not_before, time.now());
     let horizon = open_horizon(&config, &*time, not_before)?;
-    let (flake, global) = clocks(&config, &time, horizon.as_ref(), not_before)?;
+    let (flake, global, v3) = clocks(&config, &time, horizon.as_ref(), not_before)?;
     // With --etcd, the 64-bit node id is leased here, kept while serving
     // and released at the end.
     #[cfg(feature = "etcd")]
@@ -136,7 +138,7 @@ async fn serve(
     let shared = Arc::new(Shared::new(
         &config,
         flake,
-        global,
+        (global, v3),
         horizon,
         time,
         checked.not_before,
@@ -147,15 +149,9 @@ async fn serve(
     let mut shutdown = std::pin::pin!(shutdown);
     let stopped_early =
         std::future::poll_fn(|cx| Poll::Ready(shutdown.as_mut().poll(cx).is_ready())).await;
-    log_start(
-        &shared,
-        &flake_listener,
-        &global_listener,
-        monitor.as_ref(),
-        &config,
-    );
+    log_start(&shared, &binary, monitor.as_ref(), &config);
 
-    let mut server = Server::new(Arc::clone(&shared), flake_listener, global_listener);
+    let mut server = Server::new(Arc::clone(&shared), binary);
     #[cfg(feature = "etcd")]
     let lease = lease.map(|lease| lease.keep(Arc::clone(&shared), server.stopping()));
     if let Some(monitor) = &monitor {
@@ -194,15 +190,21 @@ fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
     Some(now.saturating_add(guid::nanos(config.max_lead)))
 }
 
-/// The id listeners on the runtime; at least one is needed.
+/// The binary id listeners on the runtime, by [`Kind`]; at least one id
+/// listener, binary or `http`, is needed.
 fn listen(
-    flake: Option<std::net::TcpListener>,
-    global: Option<std::net::TcpListener>,
-) -> Result<(Option<TcpListener>, Option<TcpListener>), Error> {
-    if flake.is_none() && global.is_none() {
+    listeners: [Option<std::net::TcpListener>; 3],
+    http: bool,
+) -> Result<[Option<TcpListener>; 3], Error> {
+    if !http && listeners.iter().all(Option::is_none) {
         return Err(Error::Config("nothing to listen on".into()));
     }
-    Ok((tokio_listener(flake)?, tokio_listener(global)?))
+    let [flake, global, x] = listeners;
+    Ok([
+        tokio_listener(flake)?,
+        tokio_listener(global)?,
+        tokio_listener(x)?,
+    ])
 }
 
 fn tokio_listener(l: Option<std::net::TcpListener>) -> Result<Option<TcpListener>, Error> {
@@ -235,15 +237,15 @@ fn open_horizon(
     Ok(Some(Arc::new(horizon)))
 }
 
-/// The 96-bit clock and the builder of the 64-bit one (whose node id may
-/// yet be leased): both read the time capped below the horizon if there is
-/// one, and start after `not_before` (Unix ns).
+/// The builder of the 64-bit clock (whose node id may yet be leased) and
+/// the 96-bit clocks of v2 and v3: all read the time capped below the
+/// horizon if there is one, and start after `not_before` (Unix ns).
 fn clocks(
     config: &Config,
     time: &Arc<dyn TimeSource>,
     horizon: Option<&Arc<Horizon>>,
     not_before: Option<u64>,
-) -> Result<(flake::Builder, guid::Clock), Error> {
+) -> Result<(flake::Builder, guid::Clock, guid::v3::Clock), Error> {
     let source: Option<Arc<dyn TimeSource>> = match (horizon, &config.time) {
         (Some(h), _) => {
             let (h, time) = (Arc::clone(h), Arc::clone(time));
@@ -256,28 +258,32 @@ fn clocks(
         .node(config.node)
         .max_lead(config.max_lead);
     let mut gb = guid::Clock::builder().node_from_env();
+    let mut vb = guid::v3::Clock::builder().node_from_env();
     if let Some(node) = config.global_node {
         gb = gb.node(node);
+        vb = vb.node(node.into())?;
     }
     if let Some(source) = source {
-        let (a, b) = (Arc::clone(&source), source);
+        let (a, b, c) = (Arc::clone(&source), Arc::clone(&source), source);
         fb = fb.time(move || a.now());
         gb = gb.time(move || b.now());
+        vb = vb.time(move || c.now());
     }
     if let Some(ns) = not_before {
         let t = UNIX_EPOCH + Duration::from_nanos(ns);
         fb = fb.not_before(t);
         gb = gb.not_before(t)?;
+        vb = vb.not_before(t)?;
     }
-    Ok((fb, gb.build()))
+    Ok((fb, gb.build(), vb.build()))
 }
 
 /// The accept loop: the listeners, the connections it started, and what it
 /// counts itself.
 struct Server {
     shared: Arc<Shared>,
-    flake: Option<TcpListener>,
-    global: Option<TcpListener>,
+    /// The binary listeners, by [`Kind`].
+    listeners: [Option<TcpListener>; 3],
     tasks: JoinSet<()>,
     /// Set at shutdown: connections finish the replies they read, then close.
     stop: watch::Sender<bool>,
@@ -286,11 +292,10 @@ struct Server {
 }
 
 impl Server {
-    fn new(shared: Arc<Shared>, flake: Option<TcpListener>, global: Option<TcpListener>) -> Self {
+    fn new(shared: Arc<Shared>, listeners: [Option<TcpListener>; 3]) -> Self {
         Server {
             shared,
-            flake,
-            global,
+            listeners,
             tasks: JoinSet::new(),
             stop: watch::Sender::new(false),
             housekeeping: Housekeeping::default(),
@@ -314,8 +319,7 @@ impl Server {
                 biased;
                 () = &mut shutdown => return,
                 Some(_) = self.tasks.join_next() => continue,
-                r = accept(&self.flake) => r.map(|s| (s, Kind::Flake)),
-                r = accept(&self.global) => r.map(|s| (s, Kind::Global)),
+                r = accept_any(&self.listeners) => r,
                 _ = ticker.tick() => {
                     self.housekeeping.tick(&self.shared).await;
                     continue;
@@ -376,8 +380,7 @@ impl Server {
                 biased;
                 () = &mut *shutdown => return false,
                 () = tokio::time::sleep_until(refuse_until) => break,
-                r = accept(&self.flake) => r.map(|s| (s, Kind::Flake)),
-                r = accept(&self.global) => r.map(|s| (s, Kind::Global)),
+                r = accept_any(&self.listeners) => r,
             };
             if let Ok((stream, kind)) = turned_away {
                 shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
@@ -434,7 +437,7 @@ impl Server {
     /// Stops accepting, lets connections finish what they read (for at
     /// most `grace`), saves the state and reports.
     async fn shutdown(mut self, grace: Duration) -> Result<Report, Error> {
-        drop((self.flake.take(), self.global.take()));
+        drop(std::mem::take(&mut self.listeners));
         let shared = Arc::clone(&self.shared);
         let connections = self.tasks.len();
         info!(
@@ -455,11 +458,16 @@ impl Server {
                 }
             }
         }
+        // Ids over HTTP are made on a thread apart: none may follow the
+        // last one saved.
+        let quiet = shared.turns_done(grace).await;
         self.housekeeping.finish().await;
         let mut result = Ok(());
         if let Some(h) = &shared.horizon {
-            // The last id issued, not a bound of a clock that issued none.
-            if let Err(e) = h.finish(shared.issued()) {
+            // The last id issued, not a bound of a clock that issued none;
+            // with HTTP requests still making ids, the horizon they hold.
+            let last = if quiet { shared.issued() } else { h.saved() };
+            if let Err(e) = h.finish(last) {
                 result = Err(Error::io(format!("save {}", h.path().display()), e));
             }
         }
@@ -473,6 +481,16 @@ async fn accept(l: &Option<TcpListener>) -> io::Result<TcpStream> {
     match l {
         Some(l) => l.accept().await.map(|(stream, _)| stream),
         None => std::future::pending().await,
+    }
+}
+
+/// The next connection of any binary listener, with its kind.
+async fn accept_any(listeners: &[Option<TcpListener>; 3]) -> io::Result<(TcpStream, Kind)> {
+    let [flake, global, x] = listeners;
+    tokio::select! {
+        r = accept(flake) => r.map(|s| (s, Kind::Flake)),
+        r = accept(global) => r.map(|s| (s, Kind::Global)),
+        r = accept(x) => r.map(|s| (s, Kind::X)),
     }
 }
 
@@ -490,11 +508,11 @@ fn is_per_connection(e: &io::Error) -> bool {
 
 fn log_start(
     shared: &Shared,
-    flake_listener: &Option<TcpListener>,
-    global_listener: &Option<TcpListener>,
+    binary: &[Option<TcpListener>; 3],
     monitor: Option<&Monitor>,
     config: &Config,
 ) {
+    let [flake_listener, global_listener, x_listener] = binary;
     if let Some(l) = flake_listener {
         let flake = shared.flake();
         let (addr, layout, node, max_lead) =
@@ -512,16 +530,36 @@ fn log_start(
         );
     }
     if let Some(l) = global_listener {
-        let (addr, node) = (addr(l), shared.global.node());
+        let addr = addr(l);
+        let (version, node) = match shared.global_v3 {
+            true => (3, u64::from(shared.v3.node())),
+            false => (2, u64::from(shared.global.node())),
+        };
         info!(
             %addr,
             ids = 96,
+            version,
             node,
-            "listening on {addr} for 96-bit ids: node {node:#010x}"
+            "listening on {addr} for 96-bit ids of v{version}: node {node:#010x}"
         );
     }
-    if let Some(m) = monitor {
-        let addr = m.addr();
+    if let Some(l) = x_listener {
+        let (addr, node) = (addr(l), shared.v3.node());
+        info!(
+            %addr,
+            ids = 128,
+            node,
+            "listening on {addr} for 128-bit X ids (UUIDv8): node {node:#x}"
+        );
+    }
+    let (metrics, api) = monitor.map(Monitor::addrs).unwrap_or_default();
+    if let Some(addr) = api {
+        info!(
+            %addr,
+            "HTTP API on http://{addr}/ids (every id kind), metrics on /metrics, health on /healthz and /readyz"
+        );
+    }
+    if let Some(addr) = metrics {
         info!(
             %addr,
             "metrics on http://{addr}/metrics, health on /healthz and /readyz"

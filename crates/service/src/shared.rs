@@ -1,15 +1,14 @@
 //! What every connection shares: the clocks, the horizon, the token, the
 //! gate of seats and the counts, and the [`Report`] made from them.
 
-use guid::Id;
 use std::io;
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicU8, AtomicU64};
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use guid::flake;
-use guid::{Guid, Health, IdClock, TimeSource};
+use guid::{Health, IdClock, TimeSource};
 
 use crate::clock::FlakeClock;
 use crate::config::Config;
@@ -24,8 +23,13 @@ pub struct Report {
     pub connections: u64,
     /// 64-bit ids sent (on connections cut short at shutdown too).
     pub ids: u64,
-    /// 96-bit ids sent (on connections cut short at shutdown too).
+    /// 96-bit global ids sent (v2 or v3, on connections cut short at
+    /// shutdown too).
     pub global_ids: u64,
+    /// 128-bit v3 X ids (UUIDv8) sent on the binary listener.
+    pub x_ids: u64,
+    /// Ids of every kind sent over HTTP.
+    pub http_ids: u64,
     /// Requests answered.
     pub requests: u64,
     /// Connections closed because of the connection cap (with a token:
@@ -45,23 +49,61 @@ pub struct Report {
     pub health: Health,
     /// The rare events of the 96-bit clock.
     pub global_health: Health,
+    /// The rare events of the v3 clock (v3 global, local and X ids).
+    pub v3_health: Health,
 }
 
 /// Which ids a listener serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
+    /// 64-bit flake ids, 8 bytes.
     Flake = 0,
+    /// 96-bit global ids (v2, or v3 with [`Config::v3`]), 12 bytes.
     Global = 1,
+    /// v3's 128-bit X ids (UUIDv8), 16 bytes.
+    X = 2,
+    /// Every kind, as text over HTTP.
+    Http = 3,
 }
 
+/// How many kinds of listener there are.
+pub(crate) const KINDS: usize = 4;
+
 impl Kind {
-    pub(crate) const ALL: [Kind; 2] = [Kind::Flake, Kind::Global];
+    pub(crate) const ALL: [Kind; KINDS] = [Kind::Flake, Kind::Global, Kind::X, Kind::Http];
 
     /// Its name in metrics and logs.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Flake => "flake",
             Kind::Global => "global",
+            Kind::X => "x",
+            Kind::Http => "http",
+        }
+    }
+}
+
+/// The clocks of a server: each keeps the time of its last id for the
+/// horizon and the lead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The 64-bit clock.
+    Flake = 0,
+    /// v2's 96-bit clock.
+    V2 = 1,
+    /// v3's clock, of global, local and X ids.
+    V3 = 2,
+}
+
+impl Source {
+    pub(crate) const ALL: [Source; 3] = [Source::Flake, Source::V2, Source::V3];
+
+    /// Its name in metrics (the `clock` label).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Source::Flake => "flake",
+            Source::V2 => "global",
+            Source::V3 => "v3",
         }
     }
 }
@@ -152,13 +194,13 @@ impl AuthFailure {
 #[derive(Default)]
 pub(crate) struct Counts {
     /// Ids sent, by [`Kind`].
-    pub(crate) ids: [AtomicU64; 2],
+    pub(crate) ids: [AtomicU64; KINDS],
     /// Requests answered, by [`Kind`].
-    pub(crate) requests: [AtomicU64; 2],
+    pub(crate) requests: [AtomicU64; KINDS],
     /// Connections accepted, by [`Kind`].
-    pub(crate) accepted: [AtomicU64; 2],
+    pub(crate) accepted: [AtomicU64; KINDS],
     /// Connections open now (served or authenticating), by [`Kind`].
-    pub(crate) open: [AtomicU64; 2],
+    pub(crate) open: [AtomicU64; KINDS],
     /// Connections closed, by [`Closed`].
     pub(crate) closed: [AtomicU64; Closed::ALL.len()],
     /// Failed authentications, by [`AuthFailure`].
@@ -201,11 +243,13 @@ pub(crate) struct Shared {
     /// The 64-bit clock; replaced only when a lost lease is acquired again.
     pub(crate) flake: RwLock<Arc<FlakeClock>>,
     pub(crate) global: guid::Clock,
-    /// The time of the last 96-bit id (Unix ns), for the horizon.
-    global_last: AtomicU64,
-    /// The time of the last 64-bit id issued (Unix ns): unlike the clock's
-    /// own last time, never a bound no id was issued at.
-    flake_last: AtomicU64,
+    pub(crate) v3: guid::v3::Clock,
+    /// Whether the 96-bit listener serves v3's global ids.
+    pub(crate) global_v3: bool,
+    /// The time of the last id of each [`Source`] (Unix ns), for the
+    /// horizon: unlike a clock's own last time, never a bound no id was
+    /// issued at.
+    last: [AtomicU64; 3],
     pub(crate) token: Option<Box<[u8]>>,
     /// Deadline of the whole auth frame, from accept.
     pub(crate) auth_timeout: Duration,
@@ -219,6 +263,9 @@ pub(crate) struct Shared {
     /// lease), so that the health of the 64-bit ids only grows.
     retired: Mutex<Health>,
     phase: AtomicU8,
+    /// Requests making ids over HTTP now, on a thread apart: shutdown
+    /// waits for them before it saves the state.
+    http_turns: AtomicUsize,
     /// While starting: the Unix ns the server waits for before its first
     /// id (0: not waiting).
     waiting_until: AtomicU64,
@@ -230,7 +277,7 @@ impl Shared {
     pub(crate) fn new(
         config: &Config,
         flake: FlakeClock,
-        global: guid::Clock,
+        (global, v3): (guid::Clock, guid::v3::Clock),
         horizon: Option<Arc<Horizon>>,
         time: Arc<dyn TimeSource>,
         not_before: Option<u64>,
@@ -239,8 +286,9 @@ impl Shared {
         Shared {
             flake: RwLock::new(Arc::new(flake)),
             global,
-            global_last: AtomicU64::new(not_before.unwrap_or(0)),
-            flake_last: AtomicU64::new(not_before.unwrap_or(0)),
+            v3,
+            global_v3: config.v3,
+            last: [(); 3].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
             token,
             auth_timeout: config.auth_timeout,
             gate: Arc::new(Gate::new(config.max_conns, config.max_unauthed)),
@@ -250,6 +298,7 @@ impl Shared {
             counts: Counts::default(),
             retired: Mutex::new(Health::default()),
             phase: AtomicU8::new(Phase::Starting as u8),
+            http_turns: AtomicUsize::new(0),
             waiting_until: AtomicU64::new(0),
         }
     }
@@ -279,15 +328,39 @@ impl Shared {
 
     /// Where the server is in its life.
     pub(crate) fn phase(&self) -> Phase {
-        match self.phase.load(Relaxed) {
+        match self.phase.load(SeqCst) {
             0 => Phase::Starting,
             1 => Phase::Serving,
             _ => Phase::Stopping,
         }
     }
 
+    /// Moves the server on in its life. Sequentially consistent with
+    /// [`Shared::turn`]: once stopping is set, a request that did not see
+    /// it is counted in flight.
     pub(crate) fn set_phase(&self, phase: Phase) {
-        self.phase.store(phase as u8, Relaxed);
+        self.phase.store(phase as u8, SeqCst);
+    }
+
+    /// A turn to make ids off the event loop while serving, held while
+    /// they are made; `None` once shutdown began.
+    pub(crate) fn turn(&self) -> Option<Turn<'_>> {
+        self.http_turns.fetch_add(1, SeqCst);
+        let turn = Turn(self);
+        (self.phase() == Phase::Serving).then_some(turn)
+    }
+
+    /// Waits until no turn is held, for at most `grace`: `false` if one
+    /// still is then.
+    pub(crate) async fn turns_done(&self, grace: Duration) -> bool {
+        let end = tokio::time::Instant::now() + grace;
+        while self.http_turns.load(SeqCst) > 0 {
+            if tokio::time::Instant::now() >= end {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        true
     }
 
     /// Where the clocks start (Unix ns): the later of their bounds (`-t`,
@@ -295,7 +368,18 @@ impl Shared {
     /// fence), as the clocks themselves hold them.
     pub(crate) fn start_bound(&self) -> u64 {
         let flake = guid::unix_nanos(self.flake().last_time());
-        flake.max(guid::unix_nanos(IdClock::last_time(&self.global)))
+        flake
+            .max(guid::unix_nanos(IdClock::last_time(&self.global)))
+            .max(guid::unix_nanos(IdClock::last_time(&self.v3)))
+    }
+
+    /// The rare events of a clock.
+    pub(crate) fn health(&self, source: Source) -> Health {
+        match source {
+            Source::Flake => self.flake_health(),
+            Source::V2 => self.global.health(),
+            Source::V3 => self.v3.health(),
+        }
     }
 
     /// Records that the server waits for Unix ns `until` before serving.
@@ -316,66 +400,69 @@ impl Shared {
         }
     }
 
-    /// How far the last id of `kind` is ahead of the time source now.
-    pub(crate) fn lead(&self, kind: Kind) -> Duration {
-        Duration::from_nanos(self.last(kind).saturating_sub(self.time.now()))
+    /// How far the last id of `source` is ahead of the time source now.
+    pub(crate) fn lead(&self, source: Source) -> Duration {
+        Duration::from_nanos(self.next_from(source).saturating_sub(self.time.now()))
     }
 
-    /// Moves the horizon on, fsynced, if the next reply could pass it.
+    /// Moves the horizon on, fsynced, if the next reply of `source` could
+    /// pass it.
     #[inline]
-    pub(crate) fn guard(&self, kind: Kind) -> io::Result<()> {
+    pub(crate) fn guard(&self, source: Source) -> io::Result<()> {
         let Some(horizon) = &self.horizon else {
             return Ok(());
         };
-        let t = self.last(kind).max(self.time.now());
+        let t = self.next_from(source).max(self.time.now());
         if horizon.needs(t) {
             horizon.reserve(t)?;
         }
         Ok(())
     }
 
-    /// Where the next ids of `kind` start, Unix ns: the last id, or a
+    /// Where the next ids of `source` start, Unix ns: the last id, or a
     /// bound the clock starts after.
-    fn last(&self, kind: Kind) -> u64 {
-        match kind {
-            Kind::Flake => guid::unix_nanos(self.flake().last_time()),
-            Kind::Global => self.global_last.load(Relaxed),
+    fn next_from(&self, source: Source) -> u64 {
+        match source {
+            Source::Flake => guid::unix_nanos(self.flake().last_time()),
+            _ => self.last[source as usize].load(Relaxed),
         }
     }
 
-    /// The time of the last id issued of either kind (or of the start
-    /// bound), Unix ns: what the horizon must cover, and nothing else.
+    /// The time of the last id issued of any kind (or of the start bound),
+    /// Unix ns: what the horizon must cover, and nothing else.
     pub(crate) fn issued(&self) -> u64 {
-        self.flake_last
-            .load(Relaxed)
-            .max(self.global_last.load(Relaxed))
+        self.last.iter().map(|t| t.load(Relaxed)).max().unwrap_or(0)
     }
 
-    /// Records the last 96-bit id sent.
+    /// Records ids of `source` sent up to Unix ns `t`.
     #[inline]
-    pub(crate) fn issued_global(&self, last: &Guid) {
-        self.global_last.store(last.time(), Relaxed);
+    pub(crate) fn issued_at(&self, source: Source, t: u64) {
+        let last = &self.last[source as usize];
+        // The 64-bit clock's time moves once per unit: skip the locked
+        // write for every other reply.
+        if t > last.load(Relaxed) {
+            last.fetch_max(t, Relaxed);
+        }
     }
 
     /// Records 64-bit ids up to the time of `clock`'s last id.
     #[inline]
     pub(crate) fn issued_flake(&self, clock: &flake::Clock) {
-        let t = guid::unix_nanos(clock.last_time());
-        // It moves once per unit: skip the locked write for every other reply.
-        if t > self.flake_last.load(Relaxed) {
-            self.flake_last.fetch_max(t, Relaxed);
-        }
+        self.issued_at(Source::Flake, guid::unix_nanos(clock.last_time()));
     }
 
     /// What the server did so far.
     pub(crate) fn report(&self) -> Report {
         let c = &self.counts;
-        let both = |a: &[AtomicU64; 2]| a.iter().map(|n| n.load(Relaxed)).sum();
+        let all = |a: &[AtomicU64; KINDS]| a.iter().map(|n| n.load(Relaxed)).sum();
+        let ids = |k: Kind| c.ids[k as usize].load(Relaxed);
         Report {
-            connections: both(&c.accepted),
-            ids: c.ids[Kind::Flake as usize].load(Relaxed),
-            global_ids: c.ids[Kind::Global as usize].load(Relaxed),
-            requests: both(&c.requests),
+            connections: all(&c.accepted),
+            ids: ids(Kind::Flake),
+            global_ids: ids(Kind::Global),
+            x_ids: ids(Kind::X),
+            http_ids: ids(Kind::Http),
+            requests: all(&c.requests),
             rejected: c.closed(Closed::Cap),
             auth_failures: c.auth_failures(),
             idle_closed: c.closed(Closed::Idle),
@@ -383,7 +470,17 @@ impl Shared {
             faults: c.closed(Closed::Fault),
             health: self.flake_health(),
             global_health: self.global.health(),
+            v3_health: self.v3.health(),
         }
+    }
+}
+
+/// A request's turn to make ids (see [`Shared::turn`]).
+pub(crate) struct Turn<'a>(&'a Shared);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.0.http_turns.fetch_sub(1, SeqCst);
     }
 }
 

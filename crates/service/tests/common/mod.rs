@@ -19,6 +19,10 @@ pub mod lives;
 pub struct Server {
     pub addr: SocketAddr,
     pub global: Option<SocketAddr>,
+    /// The 128-bit listener's address, if it has one.
+    pub x: Option<SocketAddr>,
+    /// The HTTP API's address, if it has one.
+    pub http: Option<SocketAddr>,
     /// The metrics listener's address, if it has one.
     pub metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -38,17 +42,38 @@ impl Server {
     /// Also listens for 96-bit ids, and for metrics. Its events are
     /// printed with `KGUID_TEST_LOG` set, else dropped.
     pub fn start_full(config: Config, global: bool, metrics: bool) -> Server {
-        let bind = || TcpListener::bind("127.0.0.1:0").unwrap();
-        let flake = bind();
+        let extra = Extra {
+            global,
+            metrics,
+            ..Extra::default()
+        };
+        Server::start_extra(config, extra)
+    }
+
+    /// The 64-bit listener and those of `extra`.
+    pub fn start_extra(config: Config, extra: Extra) -> Server {
+        let bind = |on: bool| on.then(|| TcpListener::bind("127.0.0.1:0").unwrap());
+        let addr_of = |l: &Option<TcpListener>| l.as_ref().map(|l| l.local_addr().unwrap());
+        let flake = bind(true).unwrap();
         let addr = flake.local_addr().unwrap();
-        let global = global.then(bind);
-        let global_addr = global.as_ref().map(|l| l.local_addr().unwrap());
-        let metrics = metrics.then(bind);
-        let metrics_addr = metrics.as_ref().map(|l| l.local_addr().unwrap());
+        let (global, x, http, metrics) = (
+            bind(extra.global),
+            bind(extra.x),
+            bind(extra.http),
+            bind(extra.metrics),
+        );
+        let (global_addr, x_addr, http_addr, metrics_addr) = (
+            addr_of(&global),
+            addr_of(&x),
+            addr_of(&http),
+            addr_of(&metrics),
+        );
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let listeners = Listeners {
             flake: Some(flake),
             global,
+            x,
+            http,
             metrics,
         };
         let thread = std::thread::spawn(move || {
@@ -70,6 +95,8 @@ impl Server {
         Server {
             addr,
             global: global_addr,
+            x: x_addr,
+            http: http_addr,
             metrics: metrics_addr,
             stop: Some(stop),
             thread: Some(thread),
@@ -99,6 +126,15 @@ impl Drop for Server {
             let _ = self.stop_inner();
         }
     }
+}
+
+/// The listeners a test server has beside the 64-bit one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Extra {
+    pub global: bool,
+    pub x: bool,
+    pub http: bool,
+    pub metrics: bool,
 }
 
 /// A raw connection with a read timeout.
