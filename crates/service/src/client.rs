@@ -7,12 +7,13 @@ use std::marker::PhantomData;
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use guid::{Drift, Guid};
+use guid::{Guid, v3};
 
 use crate::protocol::{self, MAX_IDS};
 
-/// An id the service sends: `u64` (64-bit flake ids, 8 bytes) or [`Guid`]
-/// (96-bit global ids, 12 bytes).
+/// An id the service sends: `u64` (64-bit flake ids, 8 bytes), [`Guid`]
+/// or [`v3::Guid`] (96-bit global ids, 12 bytes), or [`v3::Xuid`] (v3's
+/// 128-bit X ids, 16 bytes).
 pub trait WireId: Copy + Ord + sealed::Sealed {
     /// Bytes per id on the wire.
     const BYTES: usize;
@@ -26,6 +27,8 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for u64 {}
     impl Sealed for guid::Guid {}
+    impl Sealed for guid::v3::Guid {}
+    impl Sealed for guid::v3::Xuid {}
 }
 
 impl WireId for u64 {
@@ -38,15 +41,22 @@ impl WireId for u64 {
     }
 }
 
-impl WireId for Guid {
-    const BYTES: usize = <Guid as guid::Id>::BYTES;
-    fn decode(bytes: &[u8]) -> Option<Guid> {
-        guid::Id::from_slice(bytes).ok()
-    }
-    fn placeholder() -> Guid {
-        Guid::zero(Drift::DEFAULT)
-    }
+/// The ids of the `guid` crate, as their bytes.
+macro_rules! wire_ids {
+    ($($id:ty),*) => {$(
+        impl WireId for $id {
+            const BYTES: usize = <$id as guid::Id>::BYTES;
+            fn decode(bytes: &[u8]) -> Option<$id> {
+                guid::Id::from_slice(bytes).ok()
+            }
+            fn placeholder() -> $id {
+                <$id as guid::Id>::MIN
+            }
+        }
+    )*};
 }
+
+wire_ids!(Guid, v3::Guid, v3::Xuid);
 
 /// Why the client could not hand out ids.
 #[derive(Debug, thiserror::Error)]
@@ -133,6 +143,28 @@ impl Client<Guid> {
         addrs: impl IntoIterator<Item = A>,
         token: Option<&[u8]>,
     ) -> Result<Client<Guid>, ClientError> {
+        Client::open(addrs, token)
+    }
+}
+
+impl Client<v3::Guid> {
+    /// Connects to one of `addrs` (96-bit listeners serving v3, `--v3`)
+    /// for v3's global ids.
+    pub fn connect_v3<A: ToSocketAddrs>(
+        addrs: impl IntoIterator<Item = A>,
+        token: Option<&[u8]>,
+    ) -> Result<Client<v3::Guid>, ClientError> {
+        Client::open(addrs, token)
+    }
+}
+
+impl Client<v3::Xuid> {
+    /// Connects to one of `addrs` (the service's 128-bit listeners,
+    /// `--listen-x`) for v3's X ids.
+    pub fn connect_x<A: ToSocketAddrs>(
+        addrs: impl IntoIterator<Item = A>,
+        token: Option<&[u8]>,
+    ) -> Result<Client<v3::Xuid>, ClientError> {
         Client::open(addrs, token)
     }
 }
