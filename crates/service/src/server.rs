@@ -532,7 +532,7 @@ fn log_start(
     if let Some(l) = global_listener {
         let addr = addr(l);
         let (version, node) = match shared.global_v3 {
-            true => (3, u64::from(shared.v3.node())),
+            true => (3, shared.v3.node()),
             false => (2, u64::from(shared.global.node())),
         };
         info!(

@@ -493,15 +493,55 @@ pub fn child_main() {
 /// One HTTP/1.1 GET of `path` on a new connection: the status and the
 /// body (`Content-Length` or chunked).
 pub fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let a = http(addr, &format!("GET {path}"), &[("Accept", "*/*")]);
+    (a.status, a.body)
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Answer {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().skip(1).find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+        })
+    }
+}
+
+/// One HTTP/1.1 request (`"GET /path"`) with `headers` on a new
+/// connection, closed after the answer.
+pub fn http(addr: SocketAddr, request: &str, headers: &[(&str, &str)]) -> Answer {
     let mut s = TcpStream::connect(addr).expect("connect to the HTTP listener");
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kguid-test\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    let mut head = format!(
+        "{request} HTTP/1.1\r\nHost: {addr}\r\nUser-Agent: kguid-test\r\nConnection: close\r\n"
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).expect("read the answer");
+    if request.starts_with("HEAD ") {
+        // The head alone, whatever length it gives.
+        let head = reply.strip_suffix("\r\n\r\n").expect("a head alone");
+        return parse_answer(&format!(
+            "{head}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+        ));
+    }
+    parse_answer(&reply)
+}
+
+/// The answer in `reply`, whole.
+pub fn parse_answer(reply: &str) -> Answer {
     let (head, body) = reply
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("no head in {reply:?}"));
@@ -510,30 +550,33 @@ pub fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (n, v) = l.split_once(':')?;
-            n.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
-        })
+    let mut answer = Answer {
+        status,
+        head: head.to_owned(),
+        body: String::new(),
     };
-    if header("Transfer-Encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+    if answer
+        .header("Transfer-Encoding")
+        .is_some_and(|v| v.eq_ignore_ascii_case("chunked"))
+    {
         let mut rest = body;
-        let mut out = String::new();
         loop {
             let (size, after) = rest.split_once("\r\n").expect("a chunk size");
             let size = usize::from_str_radix(size.trim(), 16).expect("a hex chunk size");
             if size == 0 {
-                return (status, out);
+                return answer;
             }
-            out.push_str(&after[..size]);
+            answer.body.push_str(&after[..size]);
             rest = &after[size + 2..];
         }
     }
-    let length: usize = header("Content-Length")
+    let length: usize = answer
+        .header("Content-Length")
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no Content-Length in {head:?}"));
     assert_eq!(body.len(), length, "{head}");
-    (status, body.to_owned())
+    answer.body = body.to_owned();
+    answer
 }
 
 /// The samples of an exposition by series (`name{label="value"}` as
