@@ -1,6 +1,7 @@
-//! What can go wrong making ids in Redis.
+//! What can go wrong making ids in Redis, or keeping node-id leases there.
 
-/// Ids could not be made.
+/// Ids could not be made, or a lease request to Redis failed (inside
+/// `kguid_lease::Error::Store`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -14,7 +15,7 @@ pub enum Error {
     /// The server's clock is behind a millisecond it already used.
     #[error("server clock behind a millisecond already used")]
     Behind,
-    /// The script answered something it never sends.
+    /// A script answered something it never sends.
     #[error("unexpected script reply: {0}")]
     Reply(String),
     /// The id library refused the parts (a shard id or time outside the

@@ -1,7 +1,12 @@
-//! Flake ids made inside Redis: a Lua script takes the server's own time,
-//! the shard id stored in the server and a per-millisecond sequence, and a
-//! client round-robins several servers (each with its own shard id),
-//! trying the next one when a server fails.
+//! Two uses of Redis for k-ordered ids:
+//!
+//! - flake ids made inside Redis ([`Config`], [`Generator`]): a Lua script
+//!   takes the server's own time, the shard id stored in the server and a
+//!   per-millisecond sequence, and a client round-robins several servers
+//!   (each with its own shard id), trying the next one when a server fails;
+//! - node ids leased from Redis ([`RedisStore`]): the store of a
+//!   `kguid-lease` lease, so that each live process of a fleet stamps a
+//!   different node id on ids it makes itself.
 //!
 //! ```no_run
 //! use std::time::{Duration, UNIX_EPOCH};
@@ -30,10 +35,12 @@
 
 mod error;
 mod generator;
+mod node;
 pub mod script;
 
 pub use crate::error::{Error, Result};
 pub use crate::generator::{Config, Generator, Stats};
+pub use crate::node::RedisStore;
 
 // The README's Rust blocks, compiled (and run unless marked no_run) as
 // doctests, so that the README cannot go stale.

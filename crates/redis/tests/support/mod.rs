@@ -6,16 +6,28 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A redis-server on a free 127.0.0.1 port, without persistence, killed
-/// when dropped.
+/// A redis-server on a free 127.0.0.1 port, killed when dropped; without
+/// persistence unless made with [`redis_persistent`].
 pub struct Redis {
     child: Option<Child>,
     port: u16,
+    /// The data directory of a server with `appendonly yes`.
+    dir: Option<tempfile::TempDir>,
 }
 
 /// Starts redis-server. Without the binary the test is skipped with the
 /// reason printed (`None`), or fails if `KGUID_REQUIRE_SERVERS` is set.
 pub fn redis() -> Option<Redis> {
+    start(None)
+}
+
+/// Starts redis-server with `appendonly yes` and `appendfsync always` in a
+/// temporary directory, so that its keys survive [`Redis::restart`].
+pub fn redis_persistent() -> Option<Redis> {
+    start(Some(tempfile::tempdir().expect("data directory")))
+}
+
+fn start(dir: Option<tempfile::TempDir>) -> Option<Redis> {
     let probe = Command::new("redis-server")
         .arg("--version")
         .stdout(Stdio::null())
@@ -33,33 +45,59 @@ pub fn redis() -> Option<Redis> {
         .and_then(|l| l.local_addr())
         .expect("free port")
         .port();
-    let child = Command::new("redis-server")
-        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-        .args(["--loglevel", "warning"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawn redis-server");
-    let server = Redis {
-        child: Some(child),
+    let mut server = Redis {
+        child: None,
         port,
+        dir,
     };
-    let client = redis::Client::open(server.url()).expect("url");
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        let ping = client
-            .get_connection_with_timeout(Duration::from_millis(200))
-            .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con));
-        if ping.is_ok() {
-            return Some(server);
-        }
-        assert!(Instant::now() < until, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    server.start();
+    Some(server)
 }
 
 impl Redis {
+    /// Starts the server on its port and waits until it answers.
+    fn start(&mut self) {
+        let mut command = Command::new("redis-server");
+        command
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--daemonize", "no", "--loglevel", "warning"]);
+        match &self.dir {
+            Some(dir) => command
+                .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+                .arg(dir.path()),
+            None => command.args(["--appendonly", "no"]),
+        };
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server");
+        self.child = Some(child);
+        let client = redis::Client::open(self.url()).expect("url");
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let ping = client
+                .get_connection_with_timeout(Duration::from_millis(200))
+                .and_then(|mut con| redis::cmd("PING").query::<String>(&mut con));
+            if ping.is_ok() {
+                return;
+            }
+            assert!(Instant::now() < until, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the server, as a crash would, and starts it again on the same
+    /// port: empty, or with what its append-only file kept.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.start();
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
