@@ -496,6 +496,26 @@ mod tests {
     }
 
     #[test]
+    fn ordinals_of_host_names() {
+        for (host, ordinal) in [
+            ("guid-0", Some(0)),
+            ("guid-3", Some(3)),
+            ("id-service-eu-17", Some(17)),
+            ("guid-3.guid.default.svc.cluster.local", Some(3)),
+            ("guid-3\n", Some(3)),
+            ("guid", None),
+            ("guid-", None),
+            ("guid-03", None),
+            ("guid-3a", None),
+            ("guid-+3", None),
+            ("3", None),
+            ("guid-99999999999999999999999", None),
+        ] {
+            assert_eq!(ordinal::of_host(host), ordinal, "{host:?}");
+        }
+    }
+
+    #[test]
     fn noeqd_flags() {
         let a = parse(&[
             "-l",
