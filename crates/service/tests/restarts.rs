@@ -10,7 +10,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use common::lives::{Seen, Stop, check, free_port, lives, load, ms_of, start, unix_ms_now};
+use common::lives::{
+    Seen, Stop, check, free_port, lives, lives_over, load, ms_of, start, unix_ms_now,
+};
 use common::{eventually, http_get, temp_dir};
 
 /// Without a state file, a restart (after SIGTERM or SIGKILL under load)
@@ -38,6 +40,31 @@ fn a_restart_after_sigkill_with_a_state_file_keeps_the_lead() {
         Duration::from_millis(700),
     );
     check("restarts with --state", &seen);
+}
+
+/// Ids over HTTP come from the same clock and state file: with binary
+/// and HTTP clients at once, SIGKILL and SIGTERM never make a restart
+/// repeat an id, and shutdown saves the state only after the HTTP
+/// requests in flight.
+#[test]
+fn http_ids_keep_the_promises_across_restarts() {
+    let dir = temp_dir("http-state");
+    let state = dir.join("state").display().to_string();
+    let http = free_port();
+    let seen = lives_over(
+        &["-d", "5", "-w", "6", "--state", &state, "--http", &http],
+        &[Stop::Term, Stop::Kill, Stop::Term, Stop::Kill],
+        Duration::from_millis(700),
+        Some(&http),
+    );
+    check("restarts with --state, binary and HTTP clients", &seen);
+    let seen = lives_over(
+        &["-d", "5", "-w", "7", "--http", &http],
+        &[Stop::Kill, Stop::Term],
+        Duration::from_millis(700),
+        Some(&http),
+    );
+    check("restarts without --state, binary and HTTP clients", &seen);
 }
 
 /// `-t` three seconds ahead: the server says why it is not ready, turns

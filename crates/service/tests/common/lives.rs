@@ -85,6 +85,71 @@ pub fn client(addr: SocketAddr, span: Duration) -> Seen {
     seen
 }
 
+/// One HTTP client for `span` (bounded): `GET /ids?n=2000` on a kept-alive
+/// connection, its JSON read whole; like [`client`], it stops at the first
+/// broken connection once it was served, and waits out 503s before.
+pub fn http_client(addr: SocketAddr, span: Duration) -> Seen {
+    let mut seen = Seen::default();
+    let end = Instant::now() + span;
+    while Instant::now() < end {
+        let Ok(mut s) = TcpStream::connect(addr) else {
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        while Instant::now() < end {
+            let asked = Instant::now();
+            let Some((status, body)) = http_exchange(&mut s, "/ids?kind=flake&n=2000") else {
+                break;
+            };
+            if status != 200 {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            let took = asked.elapsed();
+            let now = unix_ms_now();
+            seen.longest = seen.longest.max(took);
+            let ids: Vec<String> = serde_json::from_slice(&body).expect("a JSON array");
+            for id in ids {
+                let id: u64 = id.parse().expect("a decimal id");
+                let ahead = ms_of(id).saturating_sub(now);
+                seen.lead = seen.lead.max(Duration::from_millis(ahead));
+                seen.ids.push(id);
+            }
+        }
+        if !seen.ids.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    seen
+}
+
+/// One GET on a kept-alive connection: the status and the body, or `None`
+/// if the connection broke.
+fn http_exchange(s: &mut TcpStream, path: &str) -> Option<(u16, Vec<u8>)> {
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: guid\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte).ok()? == 0 {
+            return None;
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).ok()?;
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    let length: usize = head.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse().ok())?
+    })?;
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body).ok()?;
+    Some((status, body))
+}
+
 /// `clients` clients at once on `addr` for `span`.
 pub fn load(addr: SocketAddr, clients: usize, span: Duration) -> Seen {
     let threads: Vec<_> = (0..clients)
@@ -118,11 +183,11 @@ pub fn start(addr: &str, args: &[&str]) -> ChildServer {
 
 /// Stops `server` as `how` says while `during` runs, then returns what
 /// `during` saw.
-pub fn stop_under_load(
+pub fn stop_under_load<T>(
     mut server: ChildServer,
     how: Stop,
-    during: std::thread::JoinHandle<Seen>,
-) -> Seen {
+    during: std::thread::JoinHandle<T>,
+) -> T {
     match how {
         Stop::Term => {
             let status = server.terminate();
@@ -142,14 +207,35 @@ pub fn duplicates(ids: &[u64]) -> usize {
 /// Lives of one server on one address, each under two pipelined clients
 /// for a while and stopped under that load as `stops` says.
 pub fn lives(args: &[&str], stops: &[Stop], busy: Duration) -> Seen {
+    lives_over(args, stops, busy, None)
+}
+
+/// As [`lives`], with an HTTP client too on `http` (`--http` in `args`).
+pub fn lives_over(args: &[&str], stops: &[Stop], busy: Duration, http: Option<&str>) -> Seen {
     let addr = free_port();
+    let http: Option<SocketAddr> = http.map(|a| a.parse().unwrap());
     let mut seen = Seen::default();
+    let mut over_http = 0;
     for &how in stops {
         let server = start(&addr, args);
         let target: SocketAddr = addr.parse().unwrap();
-        let during = std::thread::spawn(move || load(target, 2, busy + Duration::from_secs(2)));
+        let span = busy + Duration::from_secs(2);
+        let during = std::thread::spawn(move || {
+            let http = http.map(|a| std::thread::spawn(move || http_client(a, span)));
+            let mut seen = load(target, 2, span);
+            let http = http.map(|h| h.join().unwrap()).unwrap_or_default();
+            let n = http.ids.len();
+            seen.add(http);
+            (seen, n)
+        });
         std::thread::sleep(busy);
-        seen.add(stop_under_load(server, how, during));
+        let (life, n) = stop_under_load(server, how, during);
+        seen.add(life);
+        over_http += n;
+    }
+    if http.is_some() {
+        eprintln!("{over_http} of the ids over HTTP");
+        assert!(over_http > 0, "no id over HTTP");
     }
     seen
 }
