@@ -602,6 +602,8 @@ fn log_totals(r: &Report) {
         requests = r.requests,
         ids = r.ids,
         global_ids = r.global_ids,
+        x_ids = r.x_ids,
+        http_ids = r.http_ids,
         closed_at_cap = r.rejected,
         auth_failures = r.auth_failures,
         closed_idle = r.idle_closed,
@@ -609,17 +611,21 @@ fn log_totals(r: &Report) {
         accept_errors = r.accept_errors,
         steps_back = r.health.steps_back,
         global_steps_back = r.global_health.steps_back,
-        "stopped: {} connections, {} requests, {} 64-bit ids, {} 96-bit ids; closed: {} at the cap, {} for auth, {} idle, {} on faults; {} accept errors; 64-bit clock: {}; 96-bit clock: {}",
+        v3_steps_back = r.v3_health.steps_back,
+        "stopped: {} connections, {} requests, {} 64-bit ids, {} 96-bit ids, {} 128-bit ids, {} ids over HTTP; closed: {} at the cap, {} for auth, {} idle, {} on faults; {} accept errors; 64-bit clock: {}; 96-bit clock: {}; v3 clock: {}",
         r.connections,
         r.requests,
         r.ids,
         r.global_ids,
+        r.x_ids,
+        r.http_ids,
         r.rejected,
         r.auth_failures,
         r.idle_closed,
         r.faults,
         r.accept_errors,
         describe(&r.health),
-        describe(&r.global_health)
+        describe(&r.global_health),
+        describe(&r.v3_health)
     );
 }
