@@ -4,8 +4,7 @@ use std::time::Duration;
 
 use guid::Guid;
 use guid::flake::{self, Layout};
-use kguid_etcd::NodeLease;
-use kguid_etcd::etcd_client::Client;
+use kguid_etcd::{Client, NodeLease};
 
 #[tokio::main]
 async fn main() -> Result<(), kguid_etcd::Error> {

@@ -9,7 +9,7 @@
 //! digits so that etcd's byte order of keys is the numeric order of ids and
 //! a range read of `[claim(first), claim(last) + 1)` lists exactly the range.
 
-use crate::error::{Error, Result};
+use kguid_lease::{Error, Result};
 
 /// The key names of one lease prefix.
 #[derive(Clone, Debug)]
@@ -79,18 +79,26 @@ pub(crate) fn horizon_of(key: &str, value: &[u8]) -> Result<u64> {
 }
 
 /// The lowest id in `first..=last` not in `taken` (sorted ascending).
+#[cfg(test)]
 pub(crate) fn lowest_free(first: u32, last: u32, taken: &[u32]) -> Option<u32> {
-    let mut candidate = first;
-    for &id in taken {
-        if id < candidate {
-            continue;
+    lowest_free_n(first, last, taken, 1).first().copied()
+}
+
+/// The `n` lowest ids in `first..=last` not in `taken` (sorted
+/// ascending), or as many as there are.
+pub(crate) fn lowest_free_n(first: u32, last: u32, taken: &[u32], n: usize) -> Vec<u32> {
+    let mut free = Vec::with_capacity(n.min(64));
+    let mut candidate = u64::from(first);
+    let mut taken = taken.iter().map(|&id| u64::from(id)).peekable();
+    while free.len() < n && candidate <= u64::from(last) {
+        while taken.next_if(|&id| id < candidate).is_some() {}
+        if taken.next_if_eq(&candidate).is_none() {
+            // Within first..=last, which fits a u32.
+            free.push(candidate as u32);
         }
-        if id > candidate {
-            break;
-        }
-        candidate = candidate.checked_add(1)?;
+        candidate += 1;
     }
-    (candidate <= last).then_some(candidate)
+    free
 }
 
 #[cfg(test)]
@@ -149,6 +157,18 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_lowest_free_ids_in_order() {
+        assert_eq!(lowest_free_n(0, 9, &[1, 2, 5], 4), [0, 3, 4, 6]);
+        assert_eq!(lowest_free_n(0, 3, &[0, 2], 8), [1, 3]);
+        assert_eq!(lowest_free_n(3, 3, &[], 8), [3]);
+        assert!(lowest_free_n(0, 1, &[0, 1], 8).is_empty());
+        assert_eq!(
+            lowest_free_n(u32::MAX - 2, u32::MAX, &[u32::MAX - 1], 8),
+            [u32::MAX - 2, u32::MAX]
+        );
     }
 
     #[test]

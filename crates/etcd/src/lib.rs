@@ -2,12 +2,17 @@
 //! a different node id on its ids, with fencing so that a node id reused
 //! after a crash never repeats a time.
 //!
+//! This crate is etcd's [`Store`](kguid_lease::Store) for
+//! [`kguid_lease`], over etcd's v3 JSON gateway (HTTP/1.1): [`Client`].
+//! It needs no protoc and no gRPC stack. The lease itself (its renewals,
+//! horizon and clocks) is `kguid_lease`'s, re-exported here.
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
-//! use kguid_etcd::NodeLease;
+//! use kguid_etcd::{Client, NodeLease};
 //!
-//! let client = etcd_client::Client::connect(["http://127.0.0.1:2379"], None).await?;
+//! let client = Client::connect(["http://127.0.0.1:2379"], None).await?;
 //! // A flake layout with 10 node bits: ids 0..1024.
 //! let lease = NodeLease::acquire(client, "/guid/fleet", 0..1024, Duration::from_secs(10)).await?;
 //! let clock = lease.clock().await?;
@@ -19,25 +24,29 @@
 //!
 //! # How it works
 //!
-//! - **Claim**: an etcd transaction creates `<prefix>/claim/<id>` for the
-//!   lowest free id in the range, only if it does not exist, bound to an
-//!   etcd lease with the TTL. The same transaction reads
-//!   `<prefix>/fence/<id>`, the horizon the previous holder left.
+//! - **Claim**: an etcd lease of the TTL is granted, then a transaction
+//!   creates `<prefix>/claim/<id>` for the lowest free id in the range,
+//!   only if it does not exist, bound to that lease. The same transaction
+//!   reads `<prefix>/fence/<id>`, the horizon the previous holder left.
 //! - **Keep**: a background task sends a keep-alive every interval and
 //!   stores a new horizon, `ahead` past the latest id time, in both keys
 //!   (only while the claim is still bound to this lease), and sooner when
 //!   ids near the horizon. One write at a time, each only if the fence key
-//!   is unchanged since this holder last saw it, so a write that timed out
-//!   here but reaches etcd later cannot lower the fence; clocks use a new
-//!   horizon only once etcd holds it.
+//!   is unchanged since this holder last saw it (its modification
+//!   revision), so a write that timed out here but reaches etcd later
+//!   cannot lower the fence; clocks use a new horizon only once etcd
+//!   holds it.
 //! - **Fence**: the new holder's clock starts after the previous horizon,
 //!   and no holder issues an id later than its own stored horizon; so the
 //!   ids of two holders of one node id never overlap in time, whatever
 //!   their wall clocks say.
 //! - **Stop in time**: a holder issues ids only until the send time of its
-//!   last confirmed keep-alive plus the TTL, less a safety margin. etcd
-//!   cannot expire the lease before that send time plus the TTL, so the
-//!   holder has stopped before anyone else can be granted the node id.
+//!   last confirmed keep-alive (or of its claim) plus the TTL, less a
+//!   safety margin. etcd cannot expire the lease before that send time
+//!   plus the TTL, so the holder has stopped before anyone else can be
+//!   granted the node id.
+//! - **Wait**: with [`WhenFull::Wait`], a full range is watched for a
+//!   claim to go, from the revision it was seen full at.
 //! - **Release** revokes the lease (snowcast's detach); a new acquire may
 //!   get another id.
 //! - **Fork**: a forked child holds a copy of the lease but not its
@@ -52,25 +61,24 @@
 //!  etcd      |                                   | lease expires >= last send + TTL
 //!  holder B  |                                    |claim, reads H3|== ids after H3 ==>
 //! ```
+//!
+//! # Errors
+//!
+//! A failed etcd request is [`Error::Store`] holding a [`ClientError`]
+//! (`e.source()` and `downcast_ref` reach it); a reply that is malformed
+//! or truncated is [`ClientError::Reply`], never a panic.
 
 #![deny(missing_docs)]
 
-mod clock;
-mod error;
-mod flake;
+mod client;
+mod gateway;
 mod keys;
-mod lease;
-mod leased;
-mod options;
-mod validity;
+mod store;
 
-pub use crate::clock::LeasedClock;
-pub use crate::error::{Error, Result};
-pub use crate::flake::LeasedFlakeClock;
-pub use crate::lease::NodeLease;
-pub use crate::leased::Leased;
-pub use crate::options::{Options, WhenFull};
-pub use etcd_client;
+pub use crate::client::{Client, ClientError, ConnectOptions};
+pub use kguid_lease::{
+    Error, Leased, LeasedClock, LeasedFlakeClock, NodeLease, Options, Result, WhenFull,
+};
 
 // The README's Rust blocks, compiled (and run unless marked no_run) as
 // doctests, so that the README cannot go stale.

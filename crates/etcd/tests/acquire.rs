@@ -124,7 +124,7 @@ async fn the_lowest_free_id_is_taken_and_bad_keys_are_typed_errors() {
     let Some(etcd) = support::etcd().await else {
         return;
     };
-    let mut client = etcd.client().await;
+    let client = etcd.client().await;
     let prefix = "/fleet/lowest";
     let a = NodeLease::acquire(client.clone(), prefix, 5..=9, TTL)
         .await
@@ -143,16 +143,15 @@ async fn the_lowest_free_id_is_taken_and_bad_keys_are_typed_errors() {
     assert_eq!(d.node(), 6, "the gap is filled first");
 
     // Something else wrote under the prefix: a typed error, no panic.
-    client
-        .put(format!("{prefix}/claim/000000000x"), "?", None)
-        .await
-        .unwrap();
+    support::put(&client, &format!("{prefix}/claim/000000000x"), "?").await;
     let bad = NodeLease::acquire(client.clone(), prefix, 5..=9, TTL).await;
     assert!(matches!(bad, Err(Error::Corrupt { .. })), "{bad:?}");
-    client
-        .put(format!("{prefix}/fence/0000000020"), "not a horizon", None)
-        .await
-        .unwrap();
+    support::put(
+        &client,
+        &format!("{prefix}/fence/0000000020"),
+        "not a horizon",
+    )
+    .await;
     let bad = NodeLease::acquire(client.clone(), prefix, 20..=20, TTL).await;
     assert!(matches!(bad, Err(Error::Corrupt { .. })), "{bad:?}");
 

@@ -100,16 +100,9 @@ async fn a_forked_child_gets_errors_not_ids_and_leaves_the_lease_alone() {
     );
 
     // The parent's lease is untouched: still bound in etcd, still issuing.
-    let claim = etcd
-        .client()
-        .await
-        .get("/fork/claim/0000000000", None)
-        .await
-        .expect("read the claim");
-    assert_eq!(
-        claim.kvs().first().map(|kv| kv.lease()),
-        Some(lease.lease_id())
-    );
+    let admin = etcd.client().await;
+    let bound = support::lease_of(&admin, "/fork/claim/0000000000").await;
+    assert_eq!(bound, Some(lease.token() as i64));
     assert!(clock.g().expect("the parent issues") > g);
     assert!(flake.next().expect("the parent issues") > f);
     lease.release().await.expect("release");

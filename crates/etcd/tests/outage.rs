@@ -6,9 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use etcd_client::Client;
 use guid::Guid;
-use kguid_etcd::{Error, LeasedClock, NodeLease, Options, WhenFull};
+use kguid_etcd::{Client, Error, LeasedClock, NodeLease, Options, WhenFull};
 use support::assert_unique;
 
 const HOLDERS: usize = 8;
@@ -80,10 +79,10 @@ async fn holders_stop_within_the_ttl_while_etcd_is_down_and_resume_after() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     // One lease revoked behind its holder's back: that holder must learn it
     // lost the lease and acquire again.
-    let mut admin = etcd.client().await;
-    let leases = admin.leases().await.unwrap();
-    let revoked = leases.leases().first().expect("live leases").id();
-    admin.lease_revoke(revoked).await.unwrap();
+    let admin = etcd.client().await;
+    let leases = support::leases(&admin).await;
+    let revoked = *leases.first().expect("live leases");
+    support::revoke(&admin, revoked).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop.store(true, Ordering::Relaxed);
 

@@ -5,14 +5,13 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use etcd_client::{EventType, WatchOptions};
 use guid::flake::{self, Layout};
 use guid::{TimeSource, WallClock};
-use kguid_etcd::{Error, LeasedFlakeClock, NodeLease, Options};
+use kguid_etcd::{Client, Error, LeasedFlakeClock, NodeLease, Options};
 use support::HoldProxy;
 
 const PREFIX: &str = "/race";
@@ -33,10 +32,9 @@ fn horizon_of(value: &[u8]) -> u64 {
 }
 
 /// The fence in etcd, read directly, and its revision.
-async fn fence(admin: &mut etcd_client::Client) -> (u64, i64) {
-    let got = admin.get(FENCE, None).await.expect("read the fence");
-    let kv = got.kvs().first().expect("a fence");
-    (horizon_of(kv.value()), kv.mod_revision())
+async fn fence(admin: &Client) -> (u64, i64) {
+    let (value, revision) = support::get(admin, FENCE).await.expect("a fence");
+    (horizon_of(&value), revision)
 }
 
 /// A flake clock whose start needs the horizon `secs` ahead, retried
@@ -47,7 +45,7 @@ async fn fresh_clock(lease: &NodeLease, secs: u64) -> LeasedFlakeClock {
         let builder = flake::Clock::builder(Layout::NOEQD).time(ahead(secs));
         match lease.flake_clock(builder).await {
             Ok(clock) => return clock,
-            Err(Error::Etcd(_) | Error::Timeout) if tries < 50 => tries += 1,
+            Err(Error::Store(_) | Error::Timeout) if tries < 50 => tries += 1,
             Err(e) => panic!("a clock once etcd is reachable again: {e}"),
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -59,7 +57,7 @@ async fn fresh_clock(lease: &NodeLease, secs: u64) -> LeasedFlakeClock {
 /// all of them time out; then the holder's connection is closed, a new
 /// clock needing a still higher horizon starts through a new connection,
 /// and the held writes reach etcd, before it (odd rounds) or after it
-/// (even rounds). A watch sees every value the fence takes, and a checker
+/// (even rounds). etcd's history shows every value the fence took, and a checker
 /// compares the holder's horizon with the fence throughout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
@@ -67,7 +65,7 @@ async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
         return;
     };
     let proxy = HoldProxy::start(etcd.port()).await;
-    let mut admin = etcd.client().await;
+    let admin = etcd.client().await;
     let options = Options::default()
         .interval(Duration::from_millis(300))
         .timeout(Duration::from_millis(300));
@@ -79,43 +77,19 @@ async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
             .expect("a lease"),
     );
 
-    // Every value the fence takes, in order.
-    let (_, revision) = fence(&mut admin).await;
-    let mut watch = admin
-        .watch(
-            FENCE,
-            Some(WatchOptions::new().with_start_revision(revision)),
-        )
-        .await
-        .expect("watch the fence");
-    let values: Arc<Mutex<Vec<(i64, u64)>>> = Arc::default();
-    let watcher = {
-        let values = values.clone();
-        tokio::spawn(async move {
-            while let Ok(Some(message)) = watch.message().await {
-                for event in message.events() {
-                    let kv = event.kv().expect("a key");
-                    assert_eq!(
-                        event.event_type(),
-                        EventType::Put,
-                        "the fence is never deleted"
-                    );
-                    let value = (kv.mod_revision(), horizon_of(kv.value()));
-                    values.lock().unwrap().push(value);
-                }
-            }
-        })
-    };
+    // Every value the fence takes is read back from etcd's history at the
+    // end, from the revision it had here.
+    let (_, first_revision) = fence(&admin).await;
 
     // The holder's horizon, read first, is never above the fence read next.
     let stop = Arc::new(AtomicBool::new(false));
     let checker = {
-        let (lease, stop, mut admin) = (lease.clone(), stop.clone(), etcd.client().await);
+        let (lease, stop, admin) = (lease.clone(), stop.clone(), etcd.client().await);
         tokio::spawn(async move {
             let mut checks = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 let used = lease.horizon();
-                let (stored, _) = fence(&mut admin).await;
+                let (stored, _) = fence(&admin).await;
                 let used = used
                     .duration_since(std::time::UNIX_EPOCH)
                     .expect("after 1970")
@@ -162,7 +136,7 @@ async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
             fresh_clock(&lease, base + 50).await
         };
         let id = clock.next().expect("an id below the horizon");
-        let (stored, _) = fence(&mut admin).await;
+        let (stored, _) = fence(&admin).await;
         let time = Layout::NOEQD.time_of(id).expect("id time");
         assert!(
             time <= std::time::UNIX_EPOCH + Duration::from_nanos(stored),
@@ -172,7 +146,7 @@ async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
 
     stop.store(true, Ordering::Relaxed);
     let checks = checker.await.expect("the checker");
-    let (stored, revision) = fence(&mut admin).await;
+    let (stored, revision) = fence(&admin).await;
     let used = lease
         .horizon()
         .duration_since(std::time::UNIX_EPOCH)
@@ -188,19 +162,17 @@ async fn late_fence_writes_never_lower_the_fence_below_the_horizon_in_use() {
         .await
         .expect("release");
 
-    // Every value up to the last one read.
-    let until = Instant::now() + Duration::from_secs(10);
-    while values
-        .lock()
-        .unwrap()
-        .last()
-        .is_none_or(|&(r, _)| r < revision)
-    {
-        assert!(Instant::now() < until, "the watch did not catch up");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+    // Every value up to the last one read, from etcd's history: the fence
+    // as of each revision, each write once.
+    let mut values: Vec<(i64, u64)> = Vec::new();
+    for at in first_revision..=revision {
+        let (value, modified) = support::get_at(&admin, FENCE, at)
+            .await
+            .unwrap_or_else(|| panic!("the fence is never deleted (revision {at})"));
+        if values.last().is_none_or(|&(r, _)| r != modified) {
+            values.push((modified, horizon_of(&value)));
+        }
     }
-    watcher.abort();
-    let values = values.lock().unwrap().clone();
     assert_eq!(values.last(), Some(&(revision, stored)));
     for pair in values.windows(2) {
         assert!(

@@ -1,5 +1,6 @@
-//! A real etcd server for the tests, and a TCP proxy that can cut a client
-//! off from it.
+//! A real etcd server for the tests, a few requests of its JSON gateway
+//! for them, and TCP proxies that cut a client off from it or hold its
+//! requests back.
 
 #![allow(dead_code)]
 
@@ -9,7 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use etcd_client::Client;
+use data_encoding::BASE64;
+use kguid_etcd::{Client, ConnectOptions};
+use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
@@ -103,10 +106,13 @@ impl Etcd {
             .spawn()
             .expect("spawn etcd");
         self.child = Some(child);
-        let mut client = self.client().await;
+        let client = Client::new([self.endpoint()], Some(options())).expect("etcd client");
         let until = Instant::now() + Duration::from_secs(20);
         loop {
-            let probe = tokio::time::timeout(Duration::from_millis(500), client.get("probe", None));
+            let probe = tokio::time::timeout(
+                Duration::from_millis(500),
+                client.call("/v3/kv/range", r#"{"key":"cHJvYmU="}"#),
+            );
             if let Ok(Ok(_)) = probe.await {
                 return;
             }
@@ -134,13 +140,98 @@ impl Drop for Etcd {
     }
 }
 
-pub async fn connect(endpoint: &str) -> Client {
-    let options = etcd_client::ConnectOptions::new()
+fn options() -> ConnectOptions {
+    ConnectOptions::new()
         .with_connect_timeout(Duration::from_millis(300))
-        .with_timeout(Duration::from_secs(2));
-    Client::connect([endpoint], Some(options))
+        .with_timeout(Duration::from_secs(2))
+}
+
+pub async fn connect(endpoint: &str) -> Client {
+    Client::connect([endpoint], Some(options()))
         .await
         .expect("etcd client")
+}
+
+/// A gateway request that must succeed; its reply.
+pub async fn call(client: &Client, path: &str, body: Value) -> Value {
+    let reply = client
+        .call(path, &body.to_string())
+        .await
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&reply).expect("a JSON reply")
+}
+
+fn b64(bytes: impl AsRef<[u8]>) -> String {
+    BASE64.encode(bytes.as_ref())
+}
+
+/// An int64 field of a reply (a string in the gateway's JSON; left out
+/// when 0).
+pub fn int(v: &Value) -> i64 {
+    match v {
+        Value::String(s) => s.parse().expect("an int64"),
+        Value::Null => 0,
+        v => v.as_i64().expect("an int64"),
+    }
+}
+
+/// A key's value and modification revision, read at `revision` (0: the
+/// latest).
+pub async fn get_at(client: &Client, key: &str, revision: i64) -> Option<(Vec<u8>, i64)> {
+    let reply = call(
+        client,
+        "/v3/kv/range",
+        json!({"key": b64(key), "revision": revision.to_string()}),
+    )
+    .await;
+    let kv = reply["kvs"].as_array()?.first()?.clone();
+    let value = BASE64
+        .decode(kv["value"].as_str().unwrap_or_default().as_bytes())
+        .expect("base64");
+    Some((value, int(&kv["mod_revision"])))
+}
+
+/// The etcd lease a key is bound to (0: none), if the key exists.
+pub async fn lease_of(client: &Client, key: &str) -> Option<i64> {
+    let reply = call(client, "/v3/kv/range", json!({"key": b64(key)})).await;
+    let kv = reply["kvs"].as_array()?.first()?.clone();
+    Some(int(&kv["lease"]))
+}
+
+/// A key's value and modification revision.
+pub async fn get(client: &Client, key: &str) -> Option<(Vec<u8>, i64)> {
+    get_at(client, key, 0).await
+}
+
+/// Writes a key; returns the revision.
+pub async fn put(client: &Client, key: &str, value: &str) -> i64 {
+    let reply = call(
+        client,
+        "/v3/kv/put",
+        json!({"key": b64(key), "value": b64(value)}),
+    )
+    .await;
+    int(&reply["header"]["revision"])
+}
+
+/// The current revision.
+pub async fn revision(client: &Client) -> i64 {
+    let reply = call(client, "/v3/kv/range", json!({"key": b64("\0")})).await;
+    int(&reply["header"]["revision"])
+}
+
+/// The ids of the live etcd leases.
+pub async fn leases(client: &Client) -> Vec<i64> {
+    let reply = call(client, "/v3/lease/leases", json!({})).await;
+    reply["leases"]
+        .as_array()
+        .map(|all| all.iter().map(|l| int(&l["ID"])).collect())
+        .unwrap_or_default()
+}
+
+/// Revokes an etcd lease.
+pub async fn revoke(client: &Client, lease: i64) {
+    call(client, "/v3/lease/revoke", json!({"ID": lease.to_string()})).await;
 }
 
 fn free_port() -> u16 {
@@ -224,60 +315,77 @@ pub fn assert_unique<T: Ord + Copy + std::fmt::Debug>(ids: &mut [T]) -> usize {
     ids.len()
 }
 
-/// An HTTP/2 frame, as read off a gRPC connection.
-struct Frame {
-    head: [u8; 9],
-    payload: Vec<u8>,
+/// Where the first whole HTTP/1.1 message in `buffer` ends, if it is
+/// there: a head, then a body of Content-Length bytes or chunks.
+fn message_end(buffer: &[u8]) -> Option<usize> {
+    let head = buffer.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let text = String::from_utf8_lossy(&buffer[..head]).to_ascii_lowercase();
+    let header = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_owned()))
+    };
+    if header("transfer-encoding:").is_some_and(|v| v.contains("chunked")) {
+        let mut at = head;
+        loop {
+            let line = buffer[at..].windows(2).position(|w| w == b"\r\n")?;
+            let size = String::from_utf8_lossy(&buffer[at..at + line]).into_owned();
+            let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
+            at += line + 2;
+            if size == 0 {
+                // Trailers, up to an empty line.
+                loop {
+                    let line = buffer[at..].windows(2).position(|w| w == b"\r\n")?;
+                    at += line + 2;
+                    if line == 0 {
+                        return Some(at);
+                    }
+                }
+            }
+            at += size + 2;
+            if at > buffer.len() {
+                return None;
+            }
+        }
+    }
+    let length: usize = header("content-length:").map_or(0, |v| v.parse().unwrap_or(0));
+    (buffer.len() >= head + length).then_some(head + length)
 }
 
-impl Frame {
-    const DATA: u8 = 0x0;
-    const HEADERS: u8 = 0x1;
-    const RST_STREAM: u8 = 0x3;
-    const END_STREAM: u8 = 0x1;
+/// Counts the whole HTTP/1.1 messages of one direction of a connection.
+#[derive(Default)]
+struct Messages {
+    buffer: Vec<u8>,
+    count: usize,
+}
 
-    async fn read(from: &mut tokio::net::tcp::OwnedReadHalf) -> std::io::Result<Frame> {
-        use tokio::io::AsyncReadExt;
-        let mut head = [0u8; 9];
-        from.read_exact(&mut head).await?;
-        let len = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
-        let mut payload = vec![0u8; len];
-        from.read_exact(&mut payload).await?;
-        Ok(Frame { head, payload })
-    }
-
-    fn kind(&self) -> u8 {
-        self.head[3]
-    }
-
-    fn stream(&self) -> u32 {
-        u32::from_be_bytes([self.head[5], self.head[6], self.head[7], self.head[8]]) & 0x7fff_ffff
-    }
-
-    fn ends_stream(&self) -> bool {
-        matches!(self.kind(), Frame::DATA | Frame::HEADERS) && self.head[4] & Frame::END_STREAM != 0
-    }
-
-    async fn write(&self, to: &mut tokio::net::tcp::OwnedWriteHalf) -> std::io::Result<()> {
-        use tokio::io::AsyncWriteExt;
-        to.write_all(&self.head).await?;
-        to.write_all(&self.payload).await
+impl Messages {
+    fn feed(&mut self, bytes: &[u8]) {
+        self.buffer.extend_from_slice(bytes);
+        while let Some(end) = message_end(&self.buffer) {
+            self.buffer.drain(..end);
+            self.count += 1;
+        }
     }
 }
 
 /// One client connection through a [`HoldProxy`].
 struct Link {
-    /// Frames from the client kept back from etcd, while held.
-    held: Mutex<Option<Vec<Frame>>>,
+    /// Bytes from the client kept back from etcd, while held.
+    held: Mutex<Option<Vec<u8>>>,
+    /// Requests from the client (sent or held), and how many there were
+    /// when the hold began.
+    requests: Mutex<(Messages, usize)>,
+    /// Requests sent to etcd, whole.
+    sent: Mutex<Messages>,
+    /// Replies etcd finished.
+    answered: Mutex<Messages>,
     upstream: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
     /// `None` once the client side is closed.
     client: tokio::sync::Mutex<Option<tokio::net::tcp::OwnedWriteHalf>>,
-    /// Streams etcd has finished answering.
-    answered: Mutex<std::collections::HashSet<u32>>,
     reader: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// A TCP proxy in front of etcd that reads gRPC's HTTP/2 frames, so that it
+/// A TCP proxy in front of etcd that reads HTTP/1.1 messages, so that it
 /// can hold back the requests of a connection, close that connection on
 /// the client's side (the client connects again, through the proxy, and
 /// carries on), and deliver the held requests to etcd later on the old
@@ -285,6 +393,9 @@ struct Link {
 pub struct HoldProxy {
     port: u16,
     links: Arc<Mutex<Vec<Arc<Link>>>>,
+    /// Whether connections opened now are held from the start: HTTP/1.1
+    /// sends a request that finds every connection busy on a new one.
+    holding: Arc<std::sync::atomic::AtomicBool>,
     accept: JoinHandle<()>,
 }
 
@@ -293,7 +404,8 @@ impl HoldProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("proxy bind");
         let port = listener.local_addr().expect("proxy address").port();
         let links: Arc<Mutex<Vec<Arc<Link>>>> = Arc::default();
-        let all = links.clone();
+        let holding: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+        let (all, held) = (links.clone(), holding.clone());
         let accept = tokio::spawn(async move {
             while let Ok((inbound, _)) = listener.accept().await {
                 let Ok(outbound) = TcpStream::connect(("127.0.0.1", upstream)).await else {
@@ -302,11 +414,14 @@ impl HoldProxy {
                 let _ = (inbound.set_nodelay(true), outbound.set_nodelay(true));
                 let (client_r, client_w) = inbound.into_split();
                 let (upstream_r, upstream_w) = outbound.into_split();
+                let hold = held.load(std::sync::atomic::Ordering::SeqCst);
                 let link = Arc::new(Link {
-                    held: Mutex::new(None),
+                    held: Mutex::new(hold.then(Vec::new)),
+                    requests: Mutex::default(),
+                    sent: Mutex::default(),
+                    answered: Mutex::default(),
                     upstream: tokio::sync::Mutex::new(upstream_w),
                     client: tokio::sync::Mutex::new(Some(client_w)),
-                    answered: Mutex::default(),
                     reader: Mutex::new(None),
                 });
                 let reader = tokio::spawn(requests(link.clone(), client_r));
@@ -318,6 +433,7 @@ impl HoldProxy {
         HoldProxy {
             port,
             links,
+            holding,
             accept,
         }
     }
@@ -326,28 +442,40 @@ impl HoldProxy {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// From now on, frames the clients send on the open connections are
-    /// kept back.
+    /// From now on, what the clients send is kept back, on the open
+    /// connections and on those they open until [`HoldProxy::detach`].
     pub fn hold(&self) {
+        self.holding
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         for link in self.links.lock().unwrap().iter() {
-            link.held.lock().unwrap().get_or_insert_with(Vec::new);
+            let mut requests = link.requests.lock().unwrap();
+            let mut held = link.held.lock().unwrap();
+            if held.is_none() {
+                requests.1 = requests.0.count;
+                *held = Some(Vec::new());
+            }
         }
     }
 
-    /// How many whole unary requests (a new stream the client ended) are
-    /// held.
+    /// How many whole requests are held.
     pub fn held_requests(&self) -> usize {
         self.links
             .lock()
             .unwrap()
             .iter()
-            .map(|link| unary(link.held.lock().unwrap().as_deref().unwrap_or_default()).len())
+            .filter(|link| link.held.lock().unwrap().is_some())
+            .map(|link| {
+                let requests = link.requests.lock().unwrap();
+                requests.0.count - requests.1
+            })
             .sum()
     }
 
     /// Closes the held connections on the client's side; etcd's side stays
-    /// open with the held frames not yet sent.
+    /// open with the held requests not yet sent.
     pub async fn detach(&self) {
+        self.holding
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         let held: Vec<Arc<Link>> = self
             .links
             .lock()
@@ -364,35 +492,33 @@ impl HoldProxy {
         }
     }
 
-    /// Sends the held frames to etcd on their own connections (less the
-    /// clients' cancellations, which would stop etcd from applying them)
-    /// and waits until etcd has answered every held request; returns how
-    /// many there were.
+    /// Sends the held requests to etcd on their own connections and waits
+    /// until etcd has answered every request sent there; returns how many
+    /// were held.
     pub async fn release(&self) -> usize {
         let links: Vec<Arc<Link>> = self.links.lock().unwrap().clone();
         let mut waiting = Vec::new();
+        let mut count = 0;
         for link in links {
-            let Some(frames) = link.held.lock().unwrap().take() else {
+            let Some(bytes) = link.held.lock().unwrap().take() else {
                 continue;
             };
-            let requests = unary(&frames);
-            let mut upstream = link.upstream.lock().await;
-            for frame in frames.iter().filter(|f| f.kind() != Frame::RST_STREAM) {
-                frame
-                    .write(&mut upstream)
-                    .await
-                    .expect("deliver a held frame");
+            {
+                let requests = link.requests.lock().unwrap();
+                count += requests.0.count - requests.1;
             }
-            waiting.push((link.clone(), requests));
+            let mut upstream = link.upstream.lock().await;
+            use tokio::io::AsyncWriteExt;
+            upstream
+                .write_all(&bytes)
+                .await
+                .expect("deliver the held requests");
+            link.sent.lock().unwrap().feed(&bytes);
+            waiting.push(link.clone());
         }
         let until = Instant::now() + Duration::from_secs(10);
-        let mut count = 0;
-        for (link, requests) in waiting {
-            count += requests.len();
-            while !requests
-                .iter()
-                .all(|s| link.answered.lock().unwrap().contains(s))
-            {
+        for link in waiting {
+            while link.answered.lock().unwrap().count < link.sent.lock().unwrap().count {
                 assert!(
                     Instant::now() < until,
                     "etcd did not answer the held requests"
@@ -410,61 +536,59 @@ impl Drop for HoldProxy {
     }
 }
 
-/// The streams of unary requests among `frames`: opened and ended there.
-fn unary(frames: &[Frame]) -> Vec<u32> {
-    let opened: std::collections::HashSet<u32> = frames
-        .iter()
-        .filter(|f| f.kind() == Frame::HEADERS)
-        .map(Frame::stream)
-        .collect();
-    let ended: std::collections::BTreeSet<u32> = frames
-        .iter()
-        .filter(|f| f.ends_stream() && opened.contains(&f.stream()))
-        .map(Frame::stream)
-        .collect();
-    ended.into_iter().collect()
-}
-
-/// Client to etcd: the connection preface, then frame by frame.
+/// Client to etcd, unless held.
 async fn requests(link: Arc<Link>, mut from: tokio::net::tcp::OwnedReadHalf) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut preface = [0u8; 24];
-    if from.read_exact(&mut preface).await.is_err() {
-        return;
-    }
-    if link
-        .upstream
-        .lock()
-        .await
-        .write_all(&preface)
-        .await
-        .is_err()
-    {
-        return;
-    }
-    while let Ok(frame) = Frame::read(&mut from).await {
-        let frame = match link.held.lock().unwrap().as_mut() {
-            Some(held) => {
-                held.push(frame);
+    let mut chunk = vec![0u8; 16 << 10];
+    loop {
+        let n = match from.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let bytes = &chunk[..n];
+        {
+            // Counted and held under one lock, so that a hold starting
+            // meanwhile counts exactly the requests it keeps back.
+            let mut requests = link.requests.lock().unwrap();
+            requests.0.feed(bytes);
+            if let Some(held) = link.held.lock().unwrap().as_mut() {
+                held.extend_from_slice(bytes);
                 continue;
             }
-            None => frame,
-        };
-        if frame.write(&mut *link.upstream.lock().await).await.is_err() {
+        }
+        link.sent.lock().unwrap().feed(bytes);
+        if link.upstream.lock().await.write_all(bytes).await.is_err() {
             return;
         }
     }
 }
 
-/// etcd to client, noting which streams etcd finished; answers to a
-/// closed client are dropped.
+/// etcd to client, counting etcd's replies; those to a closed client are
+/// dropped.
 async fn answers(link: Arc<Link>, mut from: tokio::net::tcp::OwnedReadHalf) {
-    while let Ok(frame) = Frame::read(&mut from).await {
-        if frame.ends_stream() {
-            link.answered.lock().unwrap().insert(frame.stream());
-        }
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut chunk = vec![0u8; 16 << 10];
+    loop {
+        let n = match from.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        link.answered.lock().unwrap().feed(&chunk[..n]);
         if let Some(client) = link.client.lock().await.as_mut() {
-            let _ = frame.write(client).await;
+            let _ = client.write_all(&chunk[..n]).await;
         }
     }
+}
+
+#[test]
+fn http_messages_are_counted_whole() {
+    let mut m = Messages::default();
+    m.feed(b"POST /v3/kv/txn HTTP/1.1\r\ncontent-length: 4\r\n\r\nab");
+    assert_eq!(m.count, 0);
+    m.feed(b"cdPOST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+    assert_eq!(m.count, 2);
+    m.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n");
+    assert_eq!(m.count, 2);
+    m.feed(b"Grpc-Trailer: x\r\n\r\n");
+    assert_eq!(m.count, 3);
 }

@@ -18,18 +18,19 @@ pub enum WhenFull {
 /// Settings of a lease; `Options::default()` is what
 /// [`NodeLease::acquire`](crate::NodeLease::acquire) uses.
 ///
-/// Times left unset follow the TTL that etcd grants (which may be longer
-/// than the one asked for: etcd raises TTLs below its minimum):
+/// Times left unset follow the TTL that the store grants (which may be
+/// longer than the one asked for: etcd rounds TTLs up to whole seconds and
+/// raises those below its minimum):
 ///
 /// | setting | default | meaning |
 /// |---|---|---|
-/// | [`margin`](Options::margin) | TTL / 4 | ids stop this long before etcd could expire the lease |
-/// | [`interval`](Options::interval) | TTL / 4 | time between keep-alives (and horizon refreshes) |
-/// | [`timeout`](Options::timeout) | TTL / 4 | limit on each etcd request |
+/// | [`margin`](Options::margin) | TTL / 4 | ids stop this long before the store could expire the lease |
+/// | [`interval`](Options::interval) | TTL / 4 | time between renewals (and horizon refreshes) |
+/// | [`timeout`](Options::timeout) | TTL / 4 | limit on each store request |
 /// | [`ahead`](Options::ahead) | TTL | how far past the ids the horizon is reserved |
 ///
 /// `interval + timeout` must fit in `TTL - margin`, so that one slow
-/// keep-alive does not stop a healthy holder.
+/// renewal does not stop a healthy holder.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub(crate) when_full: WhenFull,
@@ -60,20 +61,20 @@ impl Options {
         self
     }
 
-    /// How long before the lease could expire in etcd the holder stops
-    /// issuing ids when keep-alives do not get through.
+    /// How long before the lease could expire in the store the holder
+    /// stops issuing ids when renewals do not get through.
     pub fn margin(mut self, margin: Duration) -> Options {
         self.margin = Some(margin);
         self
     }
 
-    /// Time between keep-alives.
+    /// Time between renewals.
     pub fn interval(mut self, interval: Duration) -> Options {
         self.interval = Some(interval);
         self
     }
 
-    /// Limit on each etcd request.
+    /// Limit on each store request.
     pub fn timeout(mut self, timeout: Duration) -> Options {
         self.timeout = Some(timeout);
         self
@@ -86,7 +87,7 @@ impl Options {
     }
 
     /// Names the holder in the stored keys (default: process id and host
-    /// name), for people reading etcd.
+    /// name), for people reading the store.
     pub fn holder(mut self, holder: impl Into<String>) -> Options {
         self.holder = holder.into();
         self
@@ -123,17 +124,6 @@ pub(crate) struct Timing {
     pub(crate) interval: Duration,
     pub(crate) timeout: Duration,
     pub(crate) ahead: Duration,
-}
-
-/// The TTL to ask etcd for: whole seconds, rounded up, at least 1.
-pub(crate) fn ttl_seconds(ttl: Duration) -> Result<i64> {
-    let secs = ttl
-        .as_secs()
-        .saturating_add(u64::from(ttl.subsec_nanos() > 0));
-    match i64::try_from(secs.max(1)) {
-        Ok(s) => Ok(s),
-        Err(_) => Err(Error::Config("ttl too long")),
-    }
 }
 
 /// The first and last id of a range; an empty range is an error.
@@ -179,15 +169,6 @@ mod tests {
         for empty in [bounds(0..0), bounds(high..low), bounds(..0)] {
             assert!(matches!(empty, Err(Error::Config(_))));
         }
-    }
-
-    #[test]
-    fn ttls_round_up_to_whole_seconds() {
-        assert_eq!(ttl_seconds(Duration::from_millis(1)).unwrap(), 1);
-        assert_eq!(ttl_seconds(Duration::ZERO).unwrap(), 1);
-        assert_eq!(ttl_seconds(Duration::from_millis(1_001)).unwrap(), 2);
-        assert_eq!(ttl_seconds(Duration::from_secs(3)).unwrap(), 3);
-        assert!(ttl_seconds(Duration::MAX).is_err());
     }
 
     #[test]

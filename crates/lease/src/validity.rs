@@ -3,15 +3,15 @@
 //!
 //! Two independent guards, so that either alone keeps ids unique:
 //!
-//! - the **deadline** (monotonic): the send time of the last keep-alive
-//!   that etcd answered, plus the TTL, less the safety margin. etcd cannot
-//!   expire the lease (and so cannot grant the node id to anyone else)
-//!   before the send time plus the TTL; the holder stops at the margin
-//!   before that.
-//! - the **horizon** (Unix time): the latest time stored in the fence key
+//! - the **deadline** (monotonic): the send time of the last renewal (or
+//!   claim) that the store confirmed, plus the TTL, less the safety
+//!   margin. The store cannot expire the lease (and so cannot grant the
+//!   node id to anyone else) before the send time plus the TTL; the holder
+//!   stops at the margin before that.
+//! - the **horizon** (Unix time): the latest time stored in the fence
 //!   while this holder owned the claim. The next holder of the node id
 //!   starts after it, so an id is issued only if its time is not past it.
-//!   It is raised only once etcd holds a fence at least as high.
+//!   It is raised only once the store holds a fence at least as high.
 //!
 //! In a forked child the lease is the parent's: every check refuses.
 
@@ -33,7 +33,7 @@ pub(crate) struct Validity {
     base: Instant,
     /// Nanoseconds after `base` from which ids are held back.
     deadline: AtomicU64,
-    /// Unix ns: no id may carry a later time; etcd's fence is at least this.
+    /// Unix ns: no id may carry a later time; the store's fence is at least this.
     horizon: AtomicU64,
     /// Unix ns: the latest time a clock of this lease wanted near the horizon.
     wanted: AtomicU64,
@@ -74,7 +74,7 @@ impl Validity {
         self.base + Duration::from_nanos(self.deadline.load(Relaxed))
     }
 
-    /// Records a horizon that etcd stored (never one it has not).
+    /// Records a horizon that the store holds (never one it does not).
     pub(crate) fn store_horizon(&self, ns: u64) {
         self.horizon.fetch_max(ns, Relaxed);
     }
@@ -92,7 +92,7 @@ impl Validity {
             .max(self.horizon())
     }
 
-    /// Marks the lease lost in etcd; final.
+    /// Marks the lease lost in the store; final.
     pub(crate) fn lose(&self) {
         let _ = self.ended.compare_exchange(LIVE, LOST, Relaxed, Relaxed);
         self.nudge.notify_one();

@@ -13,7 +13,7 @@ use crate::lease::NodeLease;
 use crate::validity::Validity;
 
 /// How long [`Leased::pace`] waits for a horizon being stored: about one
-/// etcd round trip.
+/// store round trip.
 const HORIZON_WAIT: Duration = Duration::from_millis(1);
 
 /// A clock `C` with a leased node id, started after the previous holder's
