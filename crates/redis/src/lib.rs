@@ -41,6 +41,7 @@ pub mod script;
 pub use crate::error::{Error, Result};
 pub use crate::generator::{Config, Generator, Stats};
 pub use crate::node::RedisStore;
+pub use kguid_lease;
 
 // The README's Rust blocks, compiled (and run unless marked no_run) as
 // doctests, so that the README cannot go stale.

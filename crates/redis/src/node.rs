@@ -40,6 +40,22 @@ static RELEASE: LazyLock<redis::Script> = script!("release.lua");
 
 /// A [`Store`] that keeps node-id leases in one Redis server.
 ///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use kguid_lease::NodeLease;
+/// use kguid_redis::RedisStore;
+///
+/// let store = RedisStore::open("redis://127.0.0.1:6379")?;
+/// // The lowest free node id of 0..1024, renewed in the background.
+/// let lease = NodeLease::acquire(store, "guid/fleet", 0..1024, Duration::from_secs(10)).await?;
+/// let clock = lease.clock().await?;
+/// let id = clock.g()?;
+/// # let _ = id;
+/// lease.release().await?;
+/// # Ok(()) }
+/// ```
+///
 /// Under a lease prefix `P` (keys `P:…`), node id `n` has two keys:
 ///
 /// | key | holds |
@@ -69,7 +85,11 @@ static RELEASE: LazyLock<redis::Script> = script!("release.lua");
 /// `appendonly yes` (and `appendfsync always`, or up to a second of
 /// writes may be lost) the horizons survive.
 ///
-/// While claims wait, [`Store::claim`] answers [`Claim::Full`].
+/// While claims wait, [`Store::claim`] answers [`Claim::Full`]: an acquire
+/// fails with `Full`, or waits with `WhenFull::Wait`.
+///
+/// The scripts reach every key of a prefix: on Redis Cluster (untested)
+/// the prefix needs a hash tag (`{guid}/fleet`) to keep them in one slot.
 pub struct RedisStore {
     client: redis::Client,
     config: AsyncConnectionConfig,

@@ -1,14 +1,21 @@
-//! Node ids leased from a real Redis: the store's contract, a restart of
-//! the server, and values no lease wrote.
+//! Node ids leased from a real Redis: the store's contract, leases that
+//! pass a node id on, a restart of the server, a holder paused past its
+//! TTL, and values no lease wrote.
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
 
-use kguid_lease::Error;
+use guid::flake::{self, Layout};
+use guid::{TimeSource, WallClock};
 use kguid_lease::store::{Claim, Claimed, Fence, FenceWrite, Held, Renewal, Store};
+use kguid_lease::{Error, LeasedFlakeClock, NodeLease, Options, WhenFull};
 use kguid_redis::RedisStore;
-use support::Redis;
+use support::{Redis, assert_unique};
 
 const TTL: Duration = Duration::from_secs(2);
 
@@ -343,4 +350,457 @@ async fn a_persistent_server_keeps_claims_and_horizons_across_a_restart() {
     );
     let b = claim(&store, "s", 0, 3).await;
     assert_eq!((b.node, b.fence), (0, fence), "the horizon survived");
+}
+
+/// The TTL of the leases below: ids stop 250 ms (the margin) before Redis
+/// could expire an unrenewed claim.
+const LEASE_TTL: Duration = Duration::from_secs(1);
+
+/// An acquire that waits up to 10 s for the range to have a free id.
+fn waiting() -> Options {
+    Options::default().when_full(WhenFull::Wait(Duration::from_secs(10)))
+}
+
+fn layout() -> Layout {
+    Layout::NOEQD
+}
+
+/// Ids of `clock` for `run`, taken one by one; refusals that pass (the
+/// horizon being moved) are waited out.
+fn issue(clock: &LeasedFlakeClock, run: Duration) -> Vec<u64> {
+    let until = Instant::now() + run;
+    let mut ids = Vec::new();
+    while Instant::now() < until {
+        match clock.next() {
+            Ok(id) => ids.push(id),
+            Err(Error::Horizon) => std::thread::sleep(clock.pace(1)),
+            Err(e) => panic!("the holder is refused: {e}"),
+        }
+    }
+    ids
+}
+
+fn time_of(id: u64) -> SystemTime {
+    layout().time_of(id).expect("a flake id")
+}
+
+/// Issues ids on a thread until told to stop or refused for good
+/// ([`Error::Lost`]).
+struct Issuer {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Issued>,
+}
+
+/// What an [`Issuer`] made.
+struct Issued {
+    ids: Vec<u64>,
+    /// When the last id was issued.
+    last: Option<Instant>,
+    /// Whether the lease was lost.
+    lost: bool,
+}
+
+impl Issuer {
+    fn start(clock: LeasedFlakeClock) -> Issuer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut issued = Issued {
+                ids: Vec::new(),
+                last: None,
+                lost: false,
+            };
+            while !flag.load(Ordering::Relaxed) {
+                match clock.next() {
+                    Ok(id) => {
+                        issued.ids.push(id);
+                        issued.last = Some(Instant::now());
+                    }
+                    Err(Error::Lost) => {
+                        issued.lost = true;
+                        break;
+                    }
+                    // Expired or at the horizon: it may pass.
+                    Err(_) => {}
+                }
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            issued
+        });
+        Issuer { stop, thread }
+    }
+
+    fn stop(self) -> Issued {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().expect("issuer")
+    }
+}
+
+/// Two holders get the two lowest ids; a third is refused, or waits and
+/// gets the id that the first releases.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn holders_get_distinct_lowest_ids_and_a_full_range_refuses_or_waits() {
+    let Some(server) = support::redis() else {
+        return;
+    };
+    let a = NodeLease::acquire(store(&server), "two", 0..2, LEASE_TTL)
+        .await
+        .unwrap();
+    let b = NodeLease::acquire(store(&server), "two", 0..2, LEASE_TTL)
+        .await
+        .unwrap();
+    assert_eq!((a.node(), b.node()), (0, 1));
+    assert!(a.token() < b.token());
+    let refused = NodeLease::acquire(store(&server), "two", 0..2, LEASE_TTL).await;
+    assert!(
+        matches!(refused, Err(Error::Full { first: 0, last: 1 })),
+        "{refused:?}"
+    );
+
+    let third = tokio::spawn({
+        let url = server.url();
+        async move {
+            let store = RedisStore::open(&url).unwrap().grace(Duration::ZERO);
+            waiting().acquire(store, "two", 0..2, LEASE_TTL).await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!third.is_finished(), "waits while the range is full");
+    a.release().await.unwrap();
+    let c = third.await.unwrap().unwrap();
+    assert_eq!(c.node(), 0);
+    // Both holders renew past several TTLs and keep their ids.
+    tokio::time::sleep(LEASE_TTL * 3).await;
+    for lease in [&b, &c] {
+        assert!(!matches!(lease.check(), Err(Error::Lost)), "{lease:?}");
+    }
+    b.release().await.unwrap();
+    c.release().await.unwrap();
+}
+
+/// A released node id, and then an expired one, passes to a holder whose
+/// first id is later than the horizon the previous holder left, and so
+/// later than each of its ids, even when that holder's clock ran 3 s fast.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_successor_starts_after_the_horizon_of_a_released_or_expired_holder() {
+    let Some(server) = support::redis() else {
+        return;
+    };
+    let a = NodeLease::acquire(store(&server), "next", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let clock_a = a
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let mut ids = issue(&clock_a, Duration::from_millis(200));
+    let horizon_a = a.horizon();
+    a.release().await.unwrap();
+    assert!(matches!(clock_a.next(), Err(Error::Lost)));
+
+    // The next holder, with a clock 3 s fast, reads A's horizon.
+    let b = NodeLease::acquire(store(&server), "next", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    assert_eq!(b.node(), 0);
+    // A renewal may have moved A's horizon since it was read.
+    assert!(b.not_before() >= horizon_a);
+    let fast = || WallClock.now() + 3_000_000_000;
+    let clock_b = b
+        .flake_clock(flake::Clock::builder(layout()).time(fast))
+        .await
+        .unwrap();
+    let b_ids = issue(&clock_b, Duration::from_millis(200));
+    let first_b = time_of(b_ids[0]);
+    assert!(first_b > horizon_a, "{first_b:?} after {horizon_a:?}");
+    assert!(ids.iter().all(|&id| time_of(id) <= horizon_a));
+    ids.extend(&b_ids);
+    let horizon_b = b.horizon();
+    let killed = Instant::now();
+    drop(b); // a crash: no release, the renewals stop
+    assert!(matches!(clock_b.next(), Err(Error::Lost)));
+
+    // The third holder waits for B's claim to expire and starts after
+    // B's horizon, which is ahead of the wall clock.
+    let c = waiting()
+        .acquire(store(&server), "next", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let waited = killed.elapsed();
+    assert_eq!(c.node(), 0);
+    assert!(c.not_before() >= horizon_b);
+    assert!(horizon_b > SystemTime::now(), "B's horizon is ahead");
+    let clock_c = c
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let c_ids = issue(&clock_c, Duration::from_millis(200));
+    let first_c = time_of(c_ids[0]);
+    assert!(first_c > horizon_b, "{first_c:?} after {horizon_b:?}");
+    assert!(b_ids.iter().all(|&id| time_of(id) <= horizon_b));
+    ids.extend(&c_ids);
+    let checked = assert_unique(&mut ids);
+    println!(
+        "successors: {checked} ids, 0 duplicates; the expired id granted {waited:?} after the crash"
+    );
+    c.release().await.unwrap();
+}
+
+/// Redis restarts without persistence while a holder issues ids: its
+/// claim is gone, so its next renewal fails for good and its ids stop,
+/// within the TTL of the restart; a new holder is granted the node id only
+/// after the grace, when the old one has stopped. No id is issued twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_stops_when_a_restart_loses_its_claim() {
+    let Some(mut server) = support::redis() else {
+        return;
+    };
+    let grace = LEASE_TTL * 2;
+    let store = |server: &Redis| {
+        RedisStore::open(&server.url())
+            .unwrap()
+            .grace(grace)
+            .poll(Duration::from_millis(20))
+    };
+    // A new server takes claims once it has been up for the grace.
+    let a = waiting()
+        .acquire(store(&server), "restart", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let clock_a = a
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let issuer = Issuer::start(clock_a);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    server.restart();
+    let restarted = Instant::now();
+    let b = waiting()
+        .acquire(store(&server), "restart", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let granted = Instant::now();
+    assert_eq!(b.node(), 0);
+    assert_eq!(b.not_before(), SystemTime::UNIX_EPOCH, "no horizon kept");
+    let clock_b = b
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let b_ids = issue(&clock_b, Duration::from_millis(200));
+
+    let a_issued = issuer.stop();
+    assert!(a_issued.lost, "the holder learned that its claim is gone");
+    assert!(matches!(a.check(), Err(Error::Lost)));
+    let last_a = a_issued.last.expect("ids before the restart");
+    assert!(
+        last_a < restarted + LEASE_TTL,
+        "ids stop within the TTL: the last {:?} after the restart",
+        last_a.saturating_duration_since(restarted)
+    );
+    assert!(
+        last_a < granted,
+        "the old holder stopped before the new one"
+    );
+    let mut ids = a_issued.ids;
+    ids.extend(b_ids);
+    let checked = assert_unique(&mut ids);
+    println!(
+        "restart without persistence: the holder's last id {:?} after the restart, the id granted again after {:?}; {checked} ids, 0 duplicates",
+        last_a.saturating_duration_since(restarted),
+        granted - restarted
+    );
+    b.release().await.unwrap();
+}
+
+/// With `appendonly yes` a restart keeps the claims and the horizons: the
+/// holder renews on and keeps its id, a new holder gets the next one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_keeps_its_id_across_a_restart_with_persistence() {
+    let Some(mut server) = support::redis_persistent() else {
+        return;
+    };
+    let store = |server: &Redis| {
+        RedisStore::open(&server.url())
+            .unwrap()
+            .grace(LEASE_TTL * 2)
+            .poll(Duration::from_millis(20))
+    };
+    let a = waiting()
+        .acquire(store(&server), "kept", 0..2, LEASE_TTL)
+        .await
+        .unwrap();
+    let clock_a = a
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let issuer = Issuer::start(clock_a);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    server.restart();
+    let restarted = Instant::now();
+    let b = waiting()
+        .acquire(store(&server), "kept", 0..2, LEASE_TTL)
+        .await
+        .unwrap();
+    assert_eq!((a.node(), b.node()), (0, 1));
+    tokio::time::sleep(LEASE_TTL).await;
+    let a_issued = issuer.stop();
+    assert!(!a_issued.lost, "still held");
+    assert!(
+        a_issued.last.is_some_and(|t| t > restarted),
+        "ids resumed after the restart"
+    );
+    let mut ids = a_issued.ids;
+    let checked = assert_unique(&mut ids);
+    println!("restart with persistence: the holder kept its id, {checked} ids, 0 duplicates");
+    a.release().await.unwrap();
+    b.release().await.unwrap();
+}
+
+/// Where the paused holder's child writes its ids, and the Redis it uses.
+const CHILD_URL: &str = "KGUID_REDIS_CHILD_URL";
+const CHILD_OUT: &str = "KGUID_REDIS_CHILD_OUT";
+
+/// A holder in a child process is stopped (SIGSTOP) past its TTL while
+/// another process is granted its node id and issues ids, then continued
+/// (SIGCONT): it learns its lease is lost and issues no id later than its
+/// horizon, where the new holder's ids begin; no id is issued twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_holder_issues_nothing_past_its_horizon_once_continued() {
+    let Some(server) = support::redis() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ids");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "paused_holder_child", "--nocapture"])
+        .env(CHILD_URL, server.url())
+        .env(CHILD_OUT, &out)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the child holder");
+    let pid = i32::try_from(child.id()).unwrap();
+    let started = Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) < 8_000 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the child issues ids"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // SAFETY: signals to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    let stopped = Instant::now();
+    let b = waiting()
+        .acquire(store(&server), "paused", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let granted = stopped.elapsed();
+    assert_eq!(b.node(), 0);
+    let horizon_a = b.not_before();
+    let clock_b = b
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let issuer = Issuer::start(clock_b);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    let stdout = tokio::task::spawn_blocking(move || {
+        let mut text = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        let status = child.wait().unwrap();
+        (text, status)
+    });
+    let (text, status) = tokio::time::timeout(Duration::from_secs(30), stdout)
+        .await
+        .expect("the child ends once it learns its lease is lost")
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let b_issued = issuer.stop();
+    assert!(status.success(), "child: {status}\n{text}");
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("child:"))
+        .unwrap_or_else(|| panic!("the child's summary in\n{text}"));
+    assert!(summary.contains("ended Lost"), "{summary}");
+
+    let bytes = std::fs::read(&out).unwrap();
+    let a_ids: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert!(a_ids.iter().all(|&id| time_of(id) <= horizon_a));
+    assert!(b_issued.ids.iter().all(|&id| time_of(id) > horizon_a));
+    let b_set: std::collections::HashSet<u64> = b_issued.ids.iter().copied().collect();
+    let duplicates = a_ids.iter().filter(|id| b_set.contains(id)).count();
+    assert_eq!(duplicates, 0);
+    let mut ids = a_ids.clone();
+    ids.extend(&b_issued.ids);
+    assert_unique(&mut ids);
+    println!(
+        "paused holder: {} ids, then {} of the next holder (granted {granted:?} after the stop), {duplicates} duplicates; {summary}",
+        a_ids.len(),
+        b_issued.ids.len()
+    );
+    b.release().await.unwrap();
+}
+
+/// The holder that the test above pauses: runs only when that test starts
+/// it. It issues ids, writing each to a file, until its lease is lost,
+/// and reports its longest stall and the ids it issued after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paused_holder_child() {
+    let (Some(url), Some(out)) = (std::env::var_os(CHILD_URL), std::env::var_os(CHILD_OUT)) else {
+        return;
+    };
+    let store = RedisStore::open(url.to_str().unwrap())
+        .unwrap()
+        .grace(Duration::ZERO);
+    let lease = NodeLease::acquire(store, "paused", 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let clock = lease
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
+    let started = Instant::now();
+    let (mut prev, mut stall) = (started, Duration::ZERO);
+    let (mut count, mut after) = (0u64, 0u64);
+    let ended = loop {
+        let now = Instant::now();
+        if now - prev > stall {
+            stall = now - prev;
+            after = 0;
+        }
+        prev = now;
+        match clock.next() {
+            Ok(id) => {
+                std::io::Write::write_all(&mut file, &id.to_le_bytes()).unwrap();
+                count += 1;
+                after += 1;
+                if count % 1_000 == 0 {
+                    std::io::Write::flush(&mut file).unwrap();
+                }
+            }
+            Err(Error::Lost) => break "Lost",
+            Err(_) => {}
+        }
+        if started.elapsed() > Duration::from_secs(30) {
+            break "by time";
+        }
+        std::thread::sleep(Duration::from_micros(50));
+    };
+    std::io::Write::flush(&mut file).unwrap();
+    println!(
+        "child: {count} ids, longest stall {stall:?} with {after} ids after it, ended {ended}"
+    );
 }
