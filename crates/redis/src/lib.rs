@@ -42,6 +42,7 @@ pub use crate::error::{Error, Result};
 pub use crate::generator::{Config, Generator, Stats};
 pub use crate::node::RedisStore;
 pub use kguid_lease;
+pub use redis;
 
 // The README's Rust blocks, compiled (and run unless marked no_run) as
 // doctests, so that the README cannot go stale.

@@ -56,7 +56,7 @@ static RELEASE: LazyLock<redis::Script> = script!("release.lua");
 /// # Ok(()) }
 /// ```
 ///
-/// Under a lease prefix `P` (keys `P:…`), node id `n` has two keys:
+/// The keys under a lease prefix `P`, for each node id `n`:
 ///
 /// | key | holds |
 /// |---|---|
@@ -132,10 +132,10 @@ impl RedisStore {
         }
     }
 
-    /// Limit on connecting and on each reply (default 1 s); the lease's
-    /// own request timeout applies as well.
+    /// Limit on connecting and on each reply (default 1 s, at least
+    /// 1 ms); the lease's own request timeout applies as well.
     pub fn timeout(mut self, timeout: Duration) -> RedisStore {
-        self.config = config(timeout);
+        self.config = config(timeout.max(Duration::from_millis(1)));
         self
     }
 
@@ -170,6 +170,8 @@ impl RedisStore {
                     self.forget(generation).await;
                     // A connection the server closed (a restart) fails
                     // before the request is sent: one more on a new one.
+                    // Had it been sent, a claim would leave an orphan that
+                    // expires after its TTL.
                     if e.is_connection_dropped() && !retried {
                         retried = true;
                         continue;
@@ -377,14 +379,17 @@ impl Store for RedisStore {
             return Err(kguid_lease::Error::Config("empty node id range"));
         }
         let keys = Keys::new(prefix);
-        let until = tokio::time::Instant::now() + wait;
+        // None: a wait too long to count ends only with a release.
+        let until = tokio::time::Instant::now().checked_add(wait);
         loop {
-            let now = tokio::time::Instant::now();
-            tokio::time::sleep(self.poll.min(until.saturating_duration_since(now))).await;
+            let left = until.map_or(self.poll, |t| {
+                t.saturating_duration_since(tokio::time::Instant::now())
+            });
+            tokio::time::sleep(self.poll.min(left)).await;
             if self.probe(&keys, first, last).await? {
                 return Ok(true);
             }
-            if tokio::time::Instant::now() >= until {
+            if until.is_some_and(|t| tokio::time::Instant::now() >= t) {
                 return Ok(false);
             }
         }
