@@ -1,5 +1,5 @@
 //! A clock the connections share: any clock of the `guid` crate, plain or
-//! with a node id leased from etcd, whose checks every reply then passes.
+//! with a leased node id (from etcd), whose checks every reply then passes.
 //! Reads of the clock itself (its layout, node, last time, health) reach
 //! the clock inside either way.
 
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use guid::{IdClock, flake};
 #[cfg(feature = "etcd")]
-use kguid_etcd::{Error as LeaseError, Leased, NodeLease};
+use kguid_lease::{Error as LeaseError, Leased, NodeLease};
 
 /// A clock; with a lease, the lease is kept until the clock goes.
 pub(crate) enum Served<C> {
@@ -59,7 +59,7 @@ impl<C: IdClock> Served<C> {
     }
 
     /// How long to wait before a fill of `n`: for the source, or for the
-    /// next horizon to be stored in etcd.
+    /// next horizon to be stored in the lease's store.
     #[inline]
     pub(crate) fn pace(&self, n: usize) -> Duration {
         match self {

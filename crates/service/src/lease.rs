@@ -1,19 +1,21 @@
-//! The 64-bit node id leased from etcd: acquired at start, watched while
-//! serving, acquired again in the background when lost, released on
-//! shutdown. Ids come from the lease's own clock, so the service fences
-//! them as the library does: the horizon is moved as ids near it, and a
-//! reply waits for it rather than being refused.
+//! The 64-bit node id leased from a store (etcd with `--etcd`): acquired
+//! at start, watched while serving, acquired again in the background when
+//! lost, released on shutdown. Ids come from the lease's own clock, so the
+//! service fences them as the library does: the horizon is moved as ids
+//! near it, and a reply waits for it rather than being refused.
 //!
 //! The server meets the lease in three places: [`clock`] before it
 //! serves, [`Lease::keep`] once the connections share the clock, and
-//! [`Keeper::release`] after they are done.
+//! [`Keeper::release`] after they are done. Everything past the store's
+//! constructor ([`etcd`]) works on any [`Store`](kguid_lease::Store),
+//! behind an [`AnyStore`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use etcd_client::{Client, ConnectOptions};
 use guid::flake::{self, Layout};
-use kguid_etcd::{Error as LeaseError, NodeLease};
+use kguid_etcd::{Client, ConnectOptions};
+use kguid_lease::{AnyStore, Error as LeaseError, NodeLease};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
@@ -24,10 +26,22 @@ use crate::error::Error;
 use crate::log::Recurring;
 use crate::shared::Shared;
 
-/// A node id leased from etcd, with what it takes to lease one again.
+/// Where node ids are leased: a store, and what the leases there are.
+#[derive(Clone)]
+struct Source {
+    store: AnyStore,
+    /// Names the store in logs: `etcd`.
+    name: &'static str,
+    /// Where the store is, for errors: its endpoints.
+    at: String,
+    /// The key prefix shared by the servers that must get distinct node ids.
+    prefix: String,
+    ttl: Duration,
+}
+
+/// A node id leased from a store, with what it takes to lease one again.
 pub(crate) struct Lease {
-    client: Client,
-    settings: EtcdLease,
+    source: Source,
     /// The clock's builder without the node and horizon of a lease: what
     /// a new lease's clock is built from.
     template: flake::Builder,
@@ -47,57 +61,12 @@ pub(crate) async fn clock(
     let Some(settings) = settings else {
         return Ok((FlakeClock::Plain(builder.build()?), None));
     };
-    let (client, lease) = acquire(settings, layout).await?;
-    let clock = match leased(Arc::clone(&lease), builder.clone()).await {
-        Ok(clock) => clock,
-        Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
-        Err(e) => {
-            return Err(Error::Config(format!(
-                "a clock for node {} leased from etcd: {e}",
-                lease.node()
-            )));
-        }
-    };
-    let lease = Lease {
-        client,
-        settings: settings.clone(),
-        template: builder,
-    };
-    Ok((clock, Some(lease)))
+    let source = etcd(settings).await?;
+    leased_clock(source, layout, builder).await
 }
 
-async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_etcd::Result<FlakeClock> {
-    let clock = lease.flake_clock(builder).await?;
-    Ok(FlakeClock::Leased { clock, lease })
-}
-
-impl Lease {
-    /// Watches the lease in the background until `stop` (see [`keep`]).
-    pub(crate) fn keep(self, shared: Arc<Shared>, stop: watch::Receiver<bool>) -> Keeper {
-        Keeper(tokio::spawn(keep(shared, self, stop)))
-    }
-}
-
-impl Keeper {
-    /// Stops watching, then revokes the lease once nothing else holds
-    /// `shared`, so that the node id is free at once; otherwise etcd
-    /// expires it after its TTL.
-    pub(crate) async fn release(self, shared: Arc<Shared>) {
-        self.0.abort();
-        let _ = self.0.await;
-        release(shared).await;
-    }
-}
-
-/// How often the lease is looked at while serving.
-const WATCH: Duration = Duration::from_millis(100);
-
-/// Bounds of the wait between attempts to acquire a lost lease again.
-const RETRY_MIN: Duration = Duration::from_millis(100);
-const RETRY_MAX: Duration = Duration::from_secs(5);
-
-/// Connects to etcd and leases a node id in `0..=layout.max_node()`.
-async fn acquire(settings: &EtcdLease, layout: Layout) -> Result<(Client, Arc<NodeLease>), Error> {
+/// etcd's store, at the endpoints of `settings`, once one answers.
+async fn etcd(settings: &EtcdLease) -> Result<Source, Error> {
     if settings.endpoints.is_empty() {
         return Err(Error::Config("no etcd endpoint given".into()));
     }
@@ -113,7 +82,7 @@ async fn acquire(settings: &EtcdLease, layout: Layout) -> Result<(Client, Arc<No
         .with_timeout(limit);
     let client = match tokio::time::timeout(
         limit,
-        Client::connect(settings.endpoints.clone(), Some(options)),
+        Client::connect(&settings.endpoints, Some(options)),
     )
     .await
     {
@@ -121,31 +90,98 @@ async fn acquire(settings: &EtcdLease, layout: Layout) -> Result<(Client, Arc<No
         Ok(Err(e)) => return Err(fail(&e)),
         Err(_) => return Err(fail(&"connect timed out")),
     };
-    let lease = lease(&client, settings, layout)
-        .await
-        .map_err(|e| fail(&e))?;
-    log_leased(settings, &lease);
-    Ok((client, Arc::new(lease)))
+    Ok(Source {
+        store: AnyStore::new(client),
+        name: "etcd",
+        at: settings.endpoints.join(","),
+        prefix: settings.prefix.clone(),
+        ttl: settings.ttl,
+    })
 }
 
-async fn lease(
-    client: &Client,
-    settings: &EtcdLease,
+/// The clock of a node id leased from `source` now.
+async fn leased_clock(
+    source: Source,
     layout: Layout,
-) -> Result<NodeLease, LeaseError> {
-    let last = u32::try_from(layout.max_node()).unwrap_or(u32::MAX);
-    NodeLease::acquire(client.clone(), &settings.prefix, 0..=last, settings.ttl).await
+    builder: flake::Builder,
+) -> Result<(FlakeClock, Option<Lease>), Error> {
+    let lease = acquire(&source, layout).await?;
+    let clock = match leased(Arc::clone(&lease), builder.clone()).await {
+        Ok(clock) => clock,
+        Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
+        Err(e) => {
+            return Err(Error::Config(format!(
+                "a clock for node {} leased from {}: {e}",
+                lease.node(),
+                source.name
+            )));
+        }
+    };
+    let lease = Lease {
+        source,
+        template: builder,
+    };
+    Ok((clock, Some(lease)))
 }
 
-fn log_leased(settings: &EtcdLease, lease: &NodeLease) {
-    let (node, prefix, ttl) = (lease.node(), &settings.prefix, lease.ttl());
+async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_lease::Result<FlakeClock> {
+    let clock = lease.flake_clock(builder).await?;
+    Ok(FlakeClock::Leased { clock, lease })
+}
+
+impl Lease {
+    /// Watches the lease in the background until `stop` (see [`keep`]).
+    pub(crate) fn keep(self, shared: Arc<Shared>, stop: watch::Receiver<bool>) -> Keeper {
+        Keeper(tokio::spawn(keep(shared, self, stop)))
+    }
+}
+
+impl Keeper {
+    /// Stops watching, then releases the lease once nothing else holds
+    /// `shared`, so that the node id is free at once; otherwise the store
+    /// expires it after its TTL.
+    pub(crate) async fn release(self, shared: Arc<Shared>) {
+        self.0.abort();
+        let _ = self.0.await;
+        release(shared).await;
+    }
+}
+
+/// How often the lease is looked at while serving.
+const WATCH: Duration = Duration::from_millis(100);
+
+/// Bounds of the wait between attempts to acquire a lost lease again.
+const RETRY_MIN: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// Leases a node id in `0..=layout.max_node()` from `source`.
+async fn acquire(source: &Source, layout: Layout) -> Result<Arc<NodeLease>, Error> {
+    let lease = lease(source, layout).await.map_err(|e| {
+        Error::Config(format!(
+            "lease a node id from {} at {}: {e}",
+            source.name, source.at
+        ))
+    })?;
+    log_leased(source, &lease);
+    Ok(Arc::new(lease))
+}
+
+async fn lease(source: &Source, layout: Layout) -> Result<NodeLease, LeaseError> {
+    let last = u32::try_from(layout.max_node()).unwrap_or(u32::MAX);
+    let store = source.store.clone();
+    NodeLease::acquire(store, &source.prefix, 0..=last, source.ttl).await
+}
+
+fn log_leased(source: &Source, lease: &NodeLease) {
+    let (node, prefix, ttl) = (lease.node(), &source.prefix, lease.ttl());
+    let store = source.name;
     let not_before = guid::unix_nanos(lease.not_before());
     info!(
         node,
         %prefix,
         ?ttl,
         not_before,
-        "node {node} leased from etcd under {prefix} (ttl {ttl:?}); 64-bit ids start after Unix ns {not_before}"
+        "node {node} leased from {store} under {prefix} (ttl {ttl:?}); 64-bit ids start after Unix ns {not_before}"
     );
 }
 
@@ -177,9 +213,10 @@ async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>)
             }
             Err(LeaseError::Expired) => {
                 if !refusing {
+                    let store = held.source.name;
                     warn!(
                         node,
-                        "lease of node {node} not confirmed by etcd: refusing 64-bit ids until it is"
+                        "lease of node {node} not confirmed by {store}: refusing 64-bit ids until it is"
                     );
                     refusing = true;
                 }
@@ -218,7 +255,7 @@ async fn reacquire(
             () = tokio::time::sleep(wait) => {}
         }
         wait = (wait * 2).clamp(RETRY_MIN, RETRY_MAX);
-        let lease = match lease(&held.client, &held.settings, layout).await {
+        let lease = match lease(&held.source, layout).await {
             Ok(lease) => lease,
             Err(e) => {
                 failures += 1;
@@ -236,7 +273,7 @@ async fn reacquire(
         let builder = held.template.clone().not_before(old.last_time());
         match leased(Arc::clone(&lease), builder).await {
             Ok(clock) => {
-                log_leased(&held.settings, &lease);
+                log_leased(&held.source, &lease);
                 return Some(clock);
             }
             Err(e) => {
@@ -251,7 +288,7 @@ async fn reacquire(
     }
 }
 
-/// Revokes the lease once nothing else holds it.
+/// Releases the lease once nothing else holds it.
 async fn release(shared: Arc<Shared>) {
     let Ok(shared) = Arc::try_unwrap(shared) else {
         return warn!("lease still in use: left to expire");
@@ -280,7 +317,7 @@ async fn release(shared: Arc<Shared>) {
         Err(e) => warn!(
             node,
             error = %e,
-            "releasing the lease of node {node} failed ({e}): etcd expires it after its ttl"
+            "releasing the lease of node {node} failed ({e}): the store expires it after its ttl"
         ),
     }
 }

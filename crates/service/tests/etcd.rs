@@ -13,9 +13,10 @@ use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::{ChildServer, Server, ask, eventually, http_get, raw, scrape, shifted_clock};
-use etcd_client::{Compare, CompareOp, GetOptions, PutOptions, Txn, TxnOp};
 use guid::flake::Layout;
 use kguid_service::{Config, EtcdLease};
+use serde_json::json;
+use support::b64;
 
 /// The flags of a server leasing its node id under `prefix` from the etcd
 /// at `endpoint`, with a 2 s TTL.
@@ -132,41 +133,52 @@ fn wait_for_log(server: &ChildServer, line: &str, limit: Duration) {
 /// server's claim on `node` over in one transaction (so that the server
 /// cannot simply get it back) and revokes the server's lease; returns the
 /// rival's lease, whose revoke frees them all.
-async fn take_every_node(admin: &mut etcd_client::Client, prefix: &str, node: u64) -> i64 {
+async fn take_every_node(admin: &kguid_etcd::Client, prefix: &str, node: u64) -> i64 {
     let claims = format!("{prefix}/claim/");
-    let listed = admin
-        .get(claims.as_str(), Some(GetOptions::new().with_prefix()))
-        .await
-        .expect("list the claims");
-    let [kv] = listed.kvs() else {
-        panic!("one claim: {:?}", listed.kvs());
+    // Every key that starts with `claims`: '0' follows '/'.
+    let end = format!("{prefix}/claim0");
+    let listed = support::call(
+        admin,
+        "/v3/kv/range",
+        json!({"key": b64(&claims), "range_end": b64(&end)}),
+    )
+    .await;
+    let kvs = listed["kvs"].as_array().cloned().unwrap_or_default();
+    let [kv] = &kvs[..] else {
+        panic!("one claim: {kvs:?}");
     };
-    let (claim, lost) = (kv.key_str().expect("utf-8 key").to_owned(), kv.lease());
+    let key = support::unb64(kv["key"].as_str().expect("a key"));
+    let (claim, lost) = (
+        String::from_utf8(key).expect("utf-8 key"),
+        support::int(&kv["lease"]),
+    );
     assert_eq!(claim, format!("{claims}{node:010}"));
 
     // A rival holds every other node id, and takes the server's claim over
     // in one transaction, so that the server cannot simply get it back.
-    let rival = admin.lease_grant(30, None).await.expect("grant").id();
-    let bound = || Some(PutOptions::new().with_lease(rival));
+    let rival = support::grant(admin, 30).await;
+    let put = |key: &str| json!({"request_put": {"key": b64(key), "value": b64("0 rival"), "lease": rival.to_string()}});
     let others: Vec<u64> = (0..=Layout::NOEQD.max_node())
         .filter(|&n| n != node)
         .collect();
     for chunk in others.chunks(100) {
-        let puts: Vec<TxnOp> = chunk
+        let puts: Vec<_> = chunk
             .iter()
-            .map(|n| TxnOp::put(format!("{claims}{n:010}"), "0 rival", bound()))
+            .map(|n| put(&format!("{claims}{n:010}")))
             .collect();
-        admin.txn(Txn::new().and_then(puts)).await.expect("claim");
+        support::call(admin, "/v3/kv/txn", json!({"success": puts})).await;
     }
-    let takeover = Txn::new()
-        .when([Compare::lease(claim.as_str(), CompareOp::Equal, lost)])
-        .and_then([TxnOp::put(claim.as_str(), "0 rival", bound())]);
-    let taken = admin.txn(takeover).await.expect("take the claim over");
-    assert!(taken.succeeded(), "the claim was still the server's");
-    admin
-        .lease_revoke(lost)
-        .await
-        .expect("revoke the server's lease");
+    let takeover = json!({
+        "compare": [{"target": "LEASE", "key": b64(&claim), "result": "EQUAL", "lease": lost.to_string()}],
+        "success": [put(&claim)],
+    });
+    let taken = support::call(admin, "/v3/kv/txn", takeover).await;
+    assert_eq!(
+        taken["succeeded"],
+        json!(true),
+        "the claim was still the server's"
+    );
+    support::revoke(admin, lost).await;
     rival
 }
 
@@ -187,8 +199,8 @@ async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
     let before = fetch(server.addr);
     let node = *nodes(&before).first().expect("ids");
 
-    let mut admin = etcd.client().await;
-    let rival = take_every_node(&mut admin, prefix, node).await;
+    let admin = etcd.client().await;
+    let rival = take_every_node(&admin, prefix, node).await;
 
     wait_for_log(
         &server,
@@ -209,7 +221,7 @@ async fn a_revoked_lease_stops_ids_until_a_new_one_is_acquired() {
     );
 
     // The rival goes: the server leases the lowest free node id again.
-    admin.lease_revoke(rival).await.expect("revoke the rival");
+    support::revoke(&admin, rival).await;
     let released = Instant::now();
     let first = loop {
         if let Some(ids) = try_ask(server.addr, 255) {
@@ -354,17 +366,11 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     );
 
     // The fence left in etcd covers every id B issued.
-    let mut admin = etcd.client().await;
-    let fence = admin
-        .get("/test/behind/fence/0000000000", None)
+    let admin = etcd.client().await;
+    let (fence, _) = support::get(&admin, "/test/behind/fence/0000000000")
         .await
-        .expect("read the fence");
-    let value = fence
-        .kvs()
-        .first()
-        .expect("a fence")
-        .value_str()
-        .expect("utf-8");
+        .expect("a fence");
+    let value = std::str::from_utf8(&fence).expect("utf-8");
     let ns: u64 = value
         .split(' ')
         .next()
@@ -412,8 +418,8 @@ async fn readiness_follows_the_lease() {
     assert!(m["guid_lease_remaining_seconds"] <= m["guid_lease_ttl_seconds"]);
     assert!(m["guid_lease_horizon_timestamp_seconds"] > 1.6e9);
 
-    let mut admin = etcd.client().await;
-    let rival = take_every_node(&mut admin, prefix, node).await;
+    let admin = etcd.client().await;
+    let rival = take_every_node(&admin, prefix, node).await;
     let why = eventually(limit, "not ready once the lease is lost", || {
         let (status, body) = ready();
         (status == 503).then_some(body)
@@ -431,7 +437,7 @@ async fn readiness_follows_the_lease() {
         m["guid_connections_closed_total{reason=\"lease\"}"]
     );
 
-    admin.lease_revoke(rival).await.expect("revoke the rival");
+    support::revoke(&admin, rival).await;
     eventually(limit, "ready again", || (ready().0 == 200).then_some(()));
     let m = scrape(metrics);
     assert_eq!(m["guid_lease_held"], 1.0, "{m:#?}");

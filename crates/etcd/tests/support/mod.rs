@@ -10,7 +10,6 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use data_encoding::BASE64;
 use kguid_etcd::{Client, ConnectOptions};
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
@@ -161,8 +160,47 @@ pub async fn call(client: &Client, path: &str, body: Value) -> Value {
     serde_json::from_str(&reply).expect("a JSON reply")
 }
 
-fn b64(bytes: impl AsRef<[u8]>) -> String {
-    BASE64.encode(bytes.as_ref())
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Base64 of `bytes`, as the gateway takes keys and values (written here
+/// so that the service's tests, which share this module, need no crate
+/// for it).
+pub fn b64(bytes: impl AsRef<[u8]>) -> String {
+    let mut out = String::new();
+    for chunk in bytes.as_ref().chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(BASE64[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of base64 `text`.
+pub fn unb64(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let digits: Vec<u32> = text
+        .bytes()
+        .filter(|&b| b != b'=')
+        .map(|b| BASE64.iter().position(|&d| d == b).expect("base64") as u32)
+        .collect();
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &d)| n | d << (18 - 6 * i));
+        for i in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    out
 }
 
 /// An int64 field of a reply (a string in the gateway's JSON; left out
@@ -185,9 +223,7 @@ pub async fn get_at(client: &Client, key: &str, revision: i64) -> Option<(Vec<u8
     )
     .await;
     let kv = reply["kvs"].as_array()?.first()?.clone();
-    let value = BASE64
-        .decode(kv["value"].as_str().unwrap_or_default().as_bytes())
-        .expect("base64");
+    let value = unb64(kv["value"].as_str().unwrap_or_default());
     Some((value, int(&kv["mod_revision"])))
 }
 
@@ -227,6 +263,12 @@ pub async fn leases(client: &Client) -> Vec<i64> {
         .as_array()
         .map(|all| all.iter().map(|l| int(&l["ID"])).collect())
         .unwrap_or_default()
+}
+
+/// Grants an etcd lease of `ttl` seconds; its id.
+pub async fn grant(client: &Client, ttl: i64) -> i64 {
+    let reply = call(client, "/v3/lease/grant", json!({"TTL": ttl.to_string()})).await;
+    int(&reply["ID"])
 }
 
 /// Revokes an etcd lease.
@@ -577,6 +619,23 @@ async fn answers(link: Arc<Link>, mut from: tokio::net::tcp::OwnedReadHalf) {
         if let Some(client) = link.client.lock().await.as_mut() {
             let _ = client.write_all(&chunk[..n]).await;
         }
+    }
+}
+
+#[test]
+fn base64_round_trips() {
+    for (plain, coded) in [
+        (&b""[..], ""),
+        (b"f", "Zg=="),
+        (b"fo", "Zm8="),
+        (b"foo", "Zm9v"),
+        (
+            b"/fork/claim/0000000000",
+            "L2ZvcmsvY2xhaW0vMDAwMDAwMDAwMA==",
+        ),
+    ] {
+        assert_eq!(b64(plain), coded);
+        assert_eq!(unb64(coded), plain);
     }
 }
 
