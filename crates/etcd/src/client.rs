@@ -264,19 +264,34 @@ impl Client {
         gateway::parse(&body).map_err(|e| reply(&endpoint, path, e))
     }
 
-    /// A streamed request that etcd ends after one reply (a keep-alive
-    /// sent with the request body closed): its first message.
+    /// A streamed request of one message (a keep-alive sent with the
+    /// request body closed): the first message of the reply, without
+    /// waiting for etcd to end the stream.
     pub(crate) async fn post_once<T: DeserializeOwned>(
         &self,
         path: &'static str,
         body: &serde_json::Value,
     ) -> Result<T, ClientError> {
         let until = Instant::now() + self.inner.timeout;
-        let answer = self.send(path, json(body), until).await?;
-        let endpoint = answer.endpoint.clone();
-        let body = self.read(answer, path, until).await?;
-        let message = gateway::first_message(&body).map_err(|e| reply(&endpoint, path, e))?;
-        message_result(message, &endpoint, path)
+        let first = async {
+            let mut stream = self.open(path, body).await?;
+            let endpoint = stream.endpoint.clone();
+            match stream.next().await? {
+                Some(message) => Ok(message),
+                None => Err(reply(&endpoint, path, Reply("an empty stream".into()))),
+            }
+        };
+        match tokio::time::timeout_at(until, first).await {
+            Ok(result) => result,
+            Err(_) => {
+                let endpoint = self.current();
+                self.move_on(self.index_of(&endpoint));
+                Err(ClientError::Timeout {
+                    endpoint,
+                    limit: self.inner.timeout,
+                })
+            }
+        }
     }
 
     /// A streamed request whose messages the caller reads with
@@ -503,6 +518,12 @@ impl Stream {
                 return message_result(message, &self.endpoint, self.path).map(Some);
             }
             let frame = match self.body.frame().await {
+                // A last message without its newline is still one.
+                None if !self.buffer.trim_ascii().is_empty() => {
+                    self.buffer.push(b'\n');
+                    self.pending = gateway::lines(&mut self.buffer);
+                    continue;
+                }
                 None => return Ok(None),
                 Some(Ok(frame)) => frame,
                 Some(Err(e)) => {

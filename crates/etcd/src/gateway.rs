@@ -207,19 +207,19 @@ pub(crate) fn lines(buffer: &mut Vec<u8>) -> Vec<Vec<u8>> {
     out
 }
 
-/// The first message of a streamed reply read to its end.
-pub(crate) fn first_message<T: DeserializeOwned>(body: &[u8]) -> Result<Message<T>, Reply> {
-    let mut buffer = body.to_vec();
-    buffer.push(b'\n');
-    match lines(&mut buffer).first() {
-        Some(line) => parse(line),
-        None => Err(Reply("an empty stream".into())),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first message of a streamed reply, as `Stream` reads it.
+    fn first_message<T: DeserializeOwned>(body: &[u8]) -> Result<Message<T>, Reply> {
+        let mut buffer = body.to_vec();
+        buffer.push(b'\n');
+        match lines(&mut buffer).first() {
+            Some(line) => parse(line),
+            None => Err(Reply("an empty stream".into())),
+        }
+    }
 
     #[test]
     fn replies_as_etcd_3_4_writes_them() {
