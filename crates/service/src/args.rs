@@ -9,7 +9,7 @@ use guid::flake::{self, Layout};
 
 use tracing::{error, info, warn};
 
-use crate::config::{Config, EtcdLease, Listeners};
+use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
 use crate::error::Error;
 use crate::server::run;
 
@@ -44,7 +44,7 @@ pub struct ServeArgs {
     /// Take the worker id from this pod's ordinal: $POD_INDEX (set it from
     /// the label apps.kubernetes.io/pod-index), else the trailing number of
     /// the host name (guid-3: 3). With -d, as -w; refused unless it fits.
-    #[arg(long, conflicts_with_all = ["worker", "node", "etcd"])]
+    #[arg(long, conflicts_with_all = ["worker", "node", "etcd", "redis"])]
     pub node_from_ordinal: bool,
 
     /// Node id for layouts whose node is not datacenter/worker.
@@ -138,24 +138,36 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     pub log_format: LogFormat,
 
-    // The etcd flags are there without the `etcd` feature too: `--etcd` is
-    // then refused by `Config::check` with a line saying how to get it.
+    // The lease flags are there without the stores' features too: `--etcd`
+    // and `--redis` are then refused by `Config::check` with a line saying
+    // how to get them.
     /// Lease the node id from etcd at these comma-separated URLs instead of
-    /// -d/-w/--node (needs the `etcd` feature).
+    /// -d/-w/--node.
     #[arg(
         long,
         value_name = "ENDPOINTS",
         value_delimiter = ',',
+        group = "lease",
         conflicts_with_all = ["datacenter", "worker", "node"]
     )]
     pub etcd: Vec<String>,
 
-    /// etcd key prefix under which servers lease distinct node ids.
-    #[arg(long, value_name = "P", default_value = "/guid", requires = "etcd")]
+    /// Lease the node id from Redis at this URL (redis://HOST:PORT/DB)
+    /// instead of -d/-w/--node.
+    #[arg(
+        long,
+        value_name = "URL",
+        group = "lease",
+        conflicts_with_all = ["datacenter", "worker", "node"]
+    )]
+    pub redis: Option<String>,
+
+    /// Key prefix under which servers lease distinct node ids (--etcd, --redis).
+    #[arg(long, value_name = "P", default_value = "/guid", requires = "lease")]
     pub prefix: String,
 
-    /// TTL of the etcd lease: ids stop within it when etcd is unreachable.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "etcd")]
+    /// TTL of the lease: ids stop within it when its store is unreachable.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration, requires = "lease")]
     pub lease_ttl: Duration,
 }
 
@@ -254,13 +266,26 @@ impl ServeArgs {
             idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
             state: self.state.clone(),
             busy_poll: self.busy_poll,
-            etcd: (!self.etcd.is_empty()).then(|| EtcdLease {
-                endpoints: self.etcd.clone(),
+            lease: self.lease_store().map(|store| LeaseConfig {
+                store,
                 prefix: self.prefix.clone(),
                 ttl: self.lease_ttl,
             }),
             ..Config::default()
         })
+    }
+}
+
+impl ServeArgs {
+    /// Where the node id is leased from, if it is.
+    fn lease_store(&self) -> Option<LeaseStore> {
+        if !self.etcd.is_empty() {
+            return Some(LeaseStore::Etcd {
+                endpoints: self.etcd.clone(),
+            });
+        }
+        let url = self.redis.clone()?;
+        Some(LeaseStore::Redis { url })
     }
 }
 
@@ -568,24 +593,44 @@ mod tests {
             "4s",
         ])
         .unwrap();
-        let lease = a.config().unwrap().etcd.unwrap();
+        let lease = a.config().unwrap().lease.unwrap();
+        let LeaseStore::Etcd { endpoints } = &lease.store else {
+            panic!("{lease:?}")
+        };
         assert_eq!(
-            lease.endpoints,
-            ["http://127.0.0.1:2379", "http://127.0.0.1:22379"]
+            endpoints,
+            &["http://127.0.0.1:2379", "http://127.0.0.1:22379"]
         );
         assert_eq!(lease.prefix, "/ids/eu");
         assert_eq!(lease.ttl, Duration::from_secs(4));
         let d = parse(&["--etcd", "http://127.0.0.1:2379"]).unwrap();
-        let lease = d.config().unwrap().etcd.unwrap();
+        let lease = d.config().unwrap().lease.unwrap();
         assert_eq!(
             (lease.prefix.as_str(), lease.ttl),
             ("/guid", Duration::from_secs(10))
         );
-        assert!(parse(&[]).unwrap().config().unwrap().etcd.is_none());
+        let r = parse(&["--redis", "redis://127.0.0.1:6379/0", "--prefix", "/r"]).unwrap();
+        let lease = r.config().unwrap().lease.unwrap();
+        let LeaseStore::Redis { url } = &lease.store else {
+            panic!("{lease:?}")
+        };
+        assert_eq!(
+            (url.as_str(), lease.prefix.as_str()),
+            ("redis://127.0.0.1:6379/0", "/r")
+        );
+        assert!(parse(&[]).unwrap().config().unwrap().lease.is_none());
         for bad in [
             &["--etcd", "http://127.0.0.1:2379", "-d", "1"][..],
             &["--etcd", "http://127.0.0.1:2379", "-w", "1"],
             &["--etcd", "http://127.0.0.1:2379", "--node", "1"],
+            &[
+                "--etcd",
+                "http://127.0.0.1:2379",
+                "--redis",
+                "redis://127.0.0.1",
+            ],
+            &["--redis", "redis://127.0.0.1", "-w", "1"],
+            &["--redis", "redis://127.0.0.1", "--node-from-ordinal"],
             &["--prefix", "/ids"],
             &["--lease-ttl", "3s"],
         ] {

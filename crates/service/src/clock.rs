@@ -4,18 +4,18 @@
 //! the clock inside either way.
 
 use std::ops::Deref;
-#[cfg(feature = "etcd")]
+#[cfg(feature = "lease")]
 use std::sync::Arc;
 use std::time::Duration;
 
 use guid::{IdClock, flake};
-#[cfg(feature = "etcd")]
+#[cfg(feature = "lease")]
 use kguid_lease::{Error as LeaseError, Leased, NodeLease};
 
 /// A clock; with a lease, the lease is kept until the clock goes.
 pub(crate) enum Served<C> {
     Plain(C),
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     Leased {
         clock: Leased<C>,
         lease: Arc<NodeLease>,
@@ -31,7 +31,7 @@ pub(crate) enum Refused {
     /// The clock failed (its layout ran out of time).
     Clock,
     /// The leased node id may not be used now.
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     Lease,
 }
 
@@ -41,7 +41,7 @@ impl<C: IdClock> Served<C> {
     pub(crate) fn fill(&self, ids: &mut [C::Id]) -> Result<(), Refused> {
         match self {
             Served::Plain(clock) => clock.issue_all(ids).map_err(|_| Refused::Clock),
-            #[cfg(feature = "etcd")]
+            #[cfg(feature = "lease")]
             Served::Leased { clock, .. } => clock.fill(ids).map_err(|e| match e {
                 LeaseError::Id(_) => Refused::Clock,
                 _ => Refused::Lease,
@@ -50,7 +50,7 @@ impl<C: IdClock> Served<C> {
     }
 
     /// The lease of the node id, if it is leased.
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     pub(crate) fn lease(&self) -> Option<&Arc<NodeLease>> {
         match self {
             Served::Plain(_) => None,
@@ -64,7 +64,7 @@ impl<C: IdClock> Served<C> {
     pub(crate) fn pace(&self, n: usize) -> Duration {
         match self {
             Served::Plain(clock) => clock.pace(n),
-            #[cfg(feature = "etcd")]
+            #[cfg(feature = "lease")]
             Served::Leased { clock, .. } => clock.pace(n),
         }
     }
@@ -76,7 +76,7 @@ impl<C> Deref for Served<C> {
     fn deref(&self) -> &C {
         match self {
             Served::Plain(clock) => clock,
-            #[cfg(feature = "etcd")]
+            #[cfg(feature = "lease")]
             Served::Leased { clock, .. } => clock.clock(),
         }
     }

@@ -64,9 +64,10 @@ pub struct Config {
     /// timers and shutdown may wait this long too, so keep it to tens of
     /// microseconds.
     pub busy_poll: Duration,
-    /// Lease the 64-bit node id from etcd instead of using [`Config::node`]
-    /// (needs the `etcd` feature: without it, the service refuses to start).
-    pub etcd: Option<EtcdLease>,
+    /// Lease the 64-bit node id from etcd or Redis instead of using
+    /// [`Config::node`] (needs the store's feature, `etcd` or `redis`:
+    /// without it, the service refuses to start).
+    pub lease: Option<LeaseConfig>,
 }
 
 impl Config {
@@ -95,7 +96,7 @@ impl Default for Config {
             grace: Duration::from_secs(5),
             time: None,
             busy_poll: Duration::ZERO,
-            etcd: None,
+            lease: None,
         }
     }
 }
@@ -130,14 +131,41 @@ impl From<std::net::TcpListener> for Listeners {
     }
 }
 
-/// Where and how the 64-bit node id is leased from etcd.
+/// Where and how the 64-bit node id is leased.
 #[derive(Clone, Debug)]
-pub struct EtcdLease {
-    /// etcd client URLs, e.g. `http://127.0.0.1:2379`.
-    pub endpoints: Vec<String>,
+pub struct LeaseConfig {
+    /// The store that hands out the node ids.
+    pub store: LeaseStore,
     /// Key prefix shared by the servers that must get distinct node ids.
     pub prefix: String,
     /// Lease TTL: how long after a crash the node id stays taken, and how
-    /// long etcd may be unreachable before ids stop.
+    /// long the store may be unreachable before ids stop.
     pub ttl: Duration,
+}
+
+/// A store of node-id leases.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum LeaseStore {
+    /// etcd, at these client URLs (e.g. `http://127.0.0.1:2379`), through
+    /// its v3 JSON gateway (feature `etcd`).
+    Etcd {
+        /// The client URLs; one that fails is left for the next.
+        endpoints: Vec<String>,
+    },
+    /// Redis at this URL (e.g. `redis://127.0.0.1:6379/0`; feature `redis`).
+    Redis {
+        /// The server's URL.
+        url: String,
+    },
+}
+
+impl LeaseStore {
+    /// Its name in flags and logs.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            LeaseStore::Etcd { .. } => "etcd",
+            LeaseStore::Redis { .. } => "redis",
+        }
+    }
 }

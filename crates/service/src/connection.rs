@@ -89,7 +89,7 @@ enum End {
     /// An id could not be made or the horizon saved.
     Fault,
     /// The leased node id may not be used now.
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     Lease,
 }
 
@@ -346,7 +346,7 @@ pub(crate) async fn serve(
         End::Shutdown => Closed::Shutdown,
         End::Io => Closed::Io,
         End::Fault => Closed::Fault,
-        #[cfg(feature = "etcd")]
+        #[cfg(feature = "lease")]
         End::Lease => Closed::Lease,
     });
 }
@@ -456,7 +456,7 @@ impl Conn<'_> {
                 let mut ids = [0u64; MAX_IDS];
                 self.flake.fill(&mut ids[..n]).map_err(|r| match r {
                     Refused::Clock => End::Fault,
-                    #[cfg(feature = "etcd")]
+                    #[cfg(feature = "lease")]
                     Refused::Lease => End::Lease,
                 })?;
                 shared.issued_flake(&self.flake);

@@ -630,7 +630,7 @@ async fn make(
             let mut ids = vec![0u64; n];
             flake.fill(&mut ids).map_err(|r| match r {
                 Refused::Clock => "the 64-bit clock cannot make ids",
-                #[cfg(feature = "etcd")]
+                #[cfg(feature = "lease")]
                 Refused::Lease => "the node id's lease is not confirmed",
             })?;
             shared.issued_flake(&flake);
@@ -766,7 +766,7 @@ fn no_store(mut r: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
 }
 
 /// Whether ids are handed out now, and if not, why: the server is
-/// serving, the node id's lease (with `--etcd`) is confirmed, and the last
+/// serving, the node id's lease (with `--etcd` or `--redis`) is confirmed, and the last
 /// write of the state file (with `--state`) succeeded.
 pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
     let Some(shared) = shared else {
@@ -777,14 +777,14 @@ pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
         Phase::Stopping => return Err("shutting down".into()),
         Phase::Serving => {}
     }
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     if let Some(lease) = shared.flake().lease() {
         let node = lease.node();
         match lease.check() {
             Ok(()) => {}
-            Err(kguid_etcd::Error::Expired) => {
+            Err(kguid_lease::Error::Expired) => {
                 return Err(format!(
-                    "the lease of node {node} is not confirmed by etcd: 64-bit ids refused"
+                    "the lease of node {node} is not confirmed by its store: 64-bit ids refused"
                 ));
             }
             Err(e) => {

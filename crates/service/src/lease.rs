@@ -1,4 +1,4 @@
-//! The 64-bit node id leased from a store (etcd with `--etcd`): acquired
+//! The 64-bit node id leased from a store (`--etcd`, `--redis`): acquired
 //! at start, watched while serving, acquired again in the background when
 //! lost, released on shutdown. Ids come from the lease's own clock, so the
 //! service fences them as the library does: the horizon is moved as ids
@@ -7,21 +7,20 @@
 //! The server meets the lease in three places: [`clock`] before it
 //! serves, [`Lease::keep`] once the connections share the clock, and
 //! [`Keeper::release`] after they are done. Everything past the store's
-//! constructor ([`etcd`]) works on any [`Store`](kguid_lease::Store),
+//! constructors ([`etcd`], [`redis`]) works on any [`Store`](kguid_lease::Store),
 //! behind an [`AnyStore`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use guid::flake::{self, Layout};
-use kguid_etcd::{Client, ConnectOptions};
-use kguid_lease::{AnyStore, Error as LeaseError, NodeLease};
+use kguid_lease::{AnyStore, Error as LeaseError, NodeLease, Options, WhenFull};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
 
 use crate::clock::FlakeClock;
-use crate::config::EtcdLease;
+use crate::config::{LeaseConfig, LeaseStore};
 use crate::error::Error;
 use crate::log::Recurring;
 use crate::shared::Shared;
@@ -30,13 +29,15 @@ use crate::shared::Shared;
 #[derive(Clone)]
 struct Source {
     store: AnyStore,
-    /// Names the store in logs: `etcd`.
+    /// Names the store in logs: `etcd` or `redis`.
     name: &'static str,
-    /// Where the store is, for errors: its endpoints.
+    /// Where the store is, for errors: its endpoints or URL.
     at: String,
     /// The key prefix shared by the servers that must get distinct node ids.
     prefix: String,
     ttl: Duration,
+    /// What an acquire does when no node id is free.
+    when_full: WhenFull,
 }
 
 /// A node id leased from a store, with what it takes to lease one again.
@@ -54,37 +55,47 @@ pub(crate) struct Keeper(JoinHandle<()>);
 /// clock of a node id leased now: started after its horizon, with the
 /// horizon moved past the start.
 pub(crate) async fn clock(
-    settings: Option<&EtcdLease>,
+    settings: Option<&LeaseConfig>,
     layout: Layout,
     builder: flake::Builder,
 ) -> Result<(FlakeClock, Option<Lease>), Error> {
     let Some(settings) = settings else {
         return Ok((FlakeClock::Plain(builder.build()?), None));
     };
-    let source = etcd(settings).await?;
+    let source = match &settings.store {
+        #[cfg(feature = "etcd")]
+        LeaseStore::Etcd { endpoints } => etcd(endpoints, settings).await?,
+        #[cfg(feature = "redis")]
+        LeaseStore::Redis { url } => redis(url, settings)?,
+        // Refused by the start's checks before this is reached.
+        #[allow(unreachable_patterns)]
+        other => {
+            return Err(Error::Config(format!(
+                "--{0} needs the `{0}` feature",
+                other.name()
+            )));
+        }
+    };
     leased_clock(source, layout, builder).await
 }
 
-/// etcd's store, at the endpoints of `settings`, once one answers.
-async fn etcd(settings: &EtcdLease) -> Result<Source, Error> {
-    if settings.endpoints.is_empty() {
+/// etcd's store, at `endpoints`, once one answers.
+#[cfg(feature = "etcd")]
+async fn etcd(endpoints: &[String], settings: &LeaseConfig) -> Result<Source, Error> {
+    use kguid_etcd::{Client, ConnectOptions};
+
+    if endpoints.is_empty() {
         return Err(Error::Config("no etcd endpoint given".into()));
     }
+    let at = endpoints.join(",");
     let fail = |e: &dyn std::fmt::Display| {
-        Error::Config(format!(
-            "lease a node id from etcd at {}: {e}",
-            settings.endpoints.join(",")
-        ))
+        Error::Config(format!("lease a node id from etcd at {at}: {e}"))
     };
     let limit = settings.ttl.max(Duration::from_secs(1));
     let options = ConnectOptions::new()
         .with_connect_timeout(limit)
         .with_timeout(limit);
-    let client = match tokio::time::timeout(
-        limit,
-        Client::connect(&settings.endpoints, Some(options)),
-    )
-    .await
+    let client = match tokio::time::timeout(limit, Client::connect(endpoints, Some(options))).await
     {
         Ok(Ok(client)) => client,
         Ok(Err(e)) => return Err(fail(&e)),
@@ -93,9 +104,30 @@ async fn etcd(settings: &EtcdLease) -> Result<Source, Error> {
     Ok(Source {
         store: AnyStore::new(client),
         name: "etcd",
-        at: settings.endpoints.join(","),
+        at,
         prefix: settings.prefix.clone(),
         ttl: settings.ttl,
+        when_full: WhenFull::Fail,
+    })
+}
+
+/// Redis's store at `url` (it connects on first use, within the TTL).
+#[cfg(feature = "redis")]
+fn redis(url: &str, settings: &LeaseConfig) -> Result<Source, Error> {
+    let limit = settings.ttl.max(Duration::from_secs(1));
+    let store = kguid_redis::RedisStore::open(url)
+        .map_err(|e| Error::Config(format!("--redis {url}: {e}")))?
+        .timeout(limit);
+    Ok(Source {
+        store: AnyStore::new(store),
+        name: "redis",
+        at: url.to_owned(),
+        prefix: settings.prefix.clone(),
+        ttl: settings.ttl,
+        // A Redis that started (or lost its keys) less than its grace, two
+        // TTLs, ago answers "full" until a holder it forgot must have
+        // stopped: wait that out, and a TTL for a holder's release.
+        when_full: WhenFull::Wait(settings.ttl * 3 + Duration::from_secs(1)),
     })
 }
 
@@ -169,7 +201,10 @@ async fn acquire(source: &Source, layout: Layout) -> Result<Arc<NodeLease>, Erro
 async fn lease(source: &Source, layout: Layout) -> Result<NodeLease, LeaseError> {
     let last = u32::try_from(layout.max_node()).unwrap_or(u32::MAX);
     let store = source.store.clone();
-    NodeLease::acquire(store, &source.prefix, 0..=last, source.ttl).await
+    Options::default()
+        .when_full(source.when_full)
+        .acquire(store, &source.prefix, 0..=last, source.ttl)
+        .await
 }
 
 fn log_leased(source: &Source, lease: &NodeLease) {

@@ -29,7 +29,8 @@
 //! | `session` | `session`: one connection's protocol state without I/O | subtle |
 //! | `server` | `run`, `Config`, `Report`, `Error`: the service, its events through `tracing` and its metrics | tokio, tracing, prometheus-client, `session` |
 //! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary, which prints the events | clap, tracing-subscriber, `server` |
-//! | `etcd` | `Config::etcd` honoured: node ids leased from etcd | protoc to build, `server` |
+//! | `etcd` (default) | [`LeaseStore::Etcd`] honoured: node ids leased from etcd, over its JSON gateway | `server` |
+//! | `redis` (default) | [`LeaseStore::Redis`] honoured: node ids leased from Redis | `server` |
 
 #![deny(missing_docs)]
 
@@ -54,7 +55,7 @@ mod horizon;
 mod housekeeping;
 #[cfg(feature = "server")]
 mod http;
-#[cfg(feature = "etcd")]
+#[cfg(feature = "lease")]
 mod lease;
 #[cfg(feature = "server")]
 mod log;
@@ -76,7 +77,7 @@ mod start;
 pub use crate::args::{LogFormat, ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, WireId};
 #[cfg(feature = "server")]
-pub use crate::config::{Config, EtcdLease, Listeners};
+pub use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
 #[cfg(feature = "server")]
 pub use crate::error::Error;
 #[cfg(feature = "server")]

@@ -163,7 +163,7 @@ impl Collector for Service {
                 unix_seconds(h.saved()),
             )?;
         }
-        #[cfg(feature = "etcd")]
+        #[cfg(feature = "lease")]
         lease(&mut e, shared)?;
         Ok(())
     }
@@ -222,8 +222,8 @@ fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     )
 }
 
-/// The node id leased from etcd, when there is one.
-#[cfg(feature = "etcd")]
+/// The node id leased from etcd or Redis, when there is one.
+#[cfg(feature = "lease")]
 fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     let flake = shared.flake();
     let Some(lease) = flake.lease() else {
@@ -232,7 +232,7 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     gauge(
         e,
         "guid_lease_node",
-        "The 64-bit node id leased from etcd.",
+        "The 64-bit node id leased from its store (etcd or Redis).",
         None,
         f64::from(lease.node()),
     )?;
@@ -240,14 +240,14 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     gauge(
         e,
         "guid_lease_held",
-        "1 while etcd confirms the lease (64-bit ids are handed out), else 0.",
+        "1 while the store confirms the lease (64-bit ids are handed out), else 0.",
         None,
         if held { 1.0 } else { 0.0 },
     )?;
     gauge(
         e,
         "guid_lease_ttl",
-        "The TTL etcd granted the lease: how long after a crash the node id stays taken.",
+        "The TTL of the lease: how long after a crash the node id stays taken.",
         Some(&Unit::Seconds),
         lease.ttl().as_secs_f64(),
     )?;
@@ -260,21 +260,21 @@ fn lease(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     gauge(
         e,
         "guid_lease_remaining",
-        "Time left before 64-bit ids stop unless etcd confirms the lease again (0: stopped).",
+        "Time left before 64-bit ids stop unless the store confirms the lease again (0: stopped).",
         Some(&Unit::Seconds),
         remaining.as_secs_f64(),
     )?;
     gauge(
         e,
         "guid_lease_horizon_timestamp",
-        "The horizon stored in etcd for the node id: no id of the lease is later.",
+        "The horizon stored in the store for the node id: no id of the lease is later.",
         Some(&Unit::Seconds),
         unix_seconds(guid::unix_nanos(lease.horizon())),
     )?;
     counter(
         e,
         "guid_lease_refusals",
-        "Requests refused because etcd had not confirmed the lease; each closes its connection \
+        "Requests refused because the store had not confirmed the lease; each closes its connection \
          (also in guid_connections_closed_total{reason=\"lease\"}).",
         shared.counts.closed(Closed::Lease),
     )

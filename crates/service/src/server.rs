@@ -128,9 +128,9 @@ async fn serve(
     let (flake, global, v3) = clocks(&config, &time, horizon.as_ref(), not_before)?;
     // With --etcd, the 64-bit node id is leased here, kept while serving
     // and released at the end.
-    #[cfg(feature = "etcd")]
-    let (flake, lease) = crate::lease::clock(config.etcd.as_ref(), config.layout, flake).await?;
-    #[cfg(not(feature = "etcd"))]
+    #[cfg(feature = "lease")]
+    let (flake, lease) = crate::lease::clock(config.lease.as_ref(), config.layout, flake).await?;
+    #[cfg(not(feature = "lease"))]
     let flake = crate::clock::FlakeClock::Plain(flake.build()?);
     // The state file keeps the bounds it was told of, not the margin: a
     // run that issues nothing leaves no file, and the next start without
@@ -152,7 +152,7 @@ async fn serve(
     log_start(&shared, &binary, monitor.as_ref(), &config);
 
     let mut server = Server::new(Arc::clone(&shared), binary);
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     let lease = lease.map(|lease| lease.keep(Arc::clone(&shared), server.stopping()));
     if let Some(monitor) = &monitor {
         monitor.watch(Arc::clone(&shared));
@@ -170,7 +170,7 @@ async fn serve(
     // The monitor lets go of what the connections shared before the lease
     // is released.
     drop(monitor);
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     if let Some(lease) = lease {
         lease.release(shared).await;
     }
@@ -183,7 +183,7 @@ async fn serve(
 /// its max lead past its last moment, which is before `now`: so after
 /// `now` plus the max lead.
 fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
-    let told = checked.is_some() || config.etcd.is_some();
+    let told = checked.is_some() || config.lease.is_some();
     if told {
         return checked;
     }

@@ -310,7 +310,7 @@ impl Shared {
 
     /// Puts `next` in place of the 64-bit clock (connections open keep
     /// the one they started with); the old clock's health is kept.
-    #[cfg(feature = "etcd")]
+    #[cfg(feature = "lease")]
     pub(crate) fn replace_flake(&self, next: FlakeClock) {
         let old = std::mem::replace(
             &mut *self.flake.write().unwrap_or_else(|e| e.into_inner()),

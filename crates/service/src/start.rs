@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use guid::flake::Layout;
 use guid::{TimeSource, WallClock, unix_nanos};
 
-use crate::config::Config;
+use crate::config::{Config, LeaseStore};
 use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::protocol::MAX_TOKEN;
@@ -99,12 +99,20 @@ fn check_dir(path: &Path) -> Result<(), Error> {
 
 /// Settings that need a feature this build does not have.
 fn built(config: &Config) -> Result<(), Error> {
-    if cfg!(not(feature = "etcd")) && config.etcd.is_some() {
-        return Err(Error::Config(
-            "--etcd needs the `etcd` feature: cargo install --locked --path crates/cli --features etcd from a checkout (building it needs protoc)".into(),
-        ));
+    let Some(lease) = &config.lease else {
+        return Ok(());
+    };
+    let built = match lease.store {
+        LeaseStore::Etcd { .. } => cfg!(feature = "etcd"),
+        LeaseStore::Redis { .. } => cfg!(feature = "redis"),
+    };
+    if built {
+        return Ok(());
     }
-    Ok(())
+    let name = lease.store.name();
+    Err(Error::Config(format!(
+        "--{name} needs the `{name}` feature, which this build of kguid-service left out: build it with its default features (cargo install --locked --path crates/cli from a checkout)"
+    )))
 }
 
 /// The token and the connection limits.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::{ChildServer, Server, ask, eventually, http_get, raw, scrape, shifted_clock};
 use guid::flake::Layout;
-use kguid_service::{Config, EtcdLease};
+use kguid_service::{Config, LeaseConfig, LeaseStore};
 use serde_json::json;
 use support::b64;
 
@@ -305,13 +305,15 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     let Some(etcd) = support::etcd().await else {
         return;
     };
-    let lease = EtcdLease {
-        endpoints: vec![etcd.endpoint()],
+    let lease = LeaseConfig {
+        store: LeaseStore::Etcd {
+            endpoints: vec![etcd.endpoint()],
+        },
         prefix: "/test/behind".into(),
         ttl: Duration::from_secs(2),
     };
     let mut config = Config::default();
-    config.etcd = Some(lease.clone());
+    config.lease = Some(lease.clone());
     let a = Server::start(config);
     let ids_a = fetch(a.addr);
     a.stop(); // releases the node id
@@ -320,7 +322,7 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
 
     const BEHIND: u64 = 2_000_000_000;
     let mut config = Config::default();
-    config.etcd = Some(lease);
+    config.lease = Some(lease);
     config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(BEHIND)))));
     let b = Server::start(config);
     let served = eventually(Duration::from_secs(20), "B serving", || {
@@ -398,8 +400,10 @@ async fn readiness_follows_the_lease() {
     };
     let prefix = "/test/ready";
     let mut config = Config::default();
-    config.etcd = Some(EtcdLease {
-        endpoints: vec![etcd.endpoint()],
+    config.lease = Some(LeaseConfig {
+        store: LeaseStore::Etcd {
+            endpoints: vec![etcd.endpoint()],
+        },
         prefix: prefix.into(),
         ttl: Duration::from_secs(2),
     });

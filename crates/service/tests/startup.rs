@@ -130,7 +130,7 @@ fn missing_files_are_refused() {
     );
 }
 
-/// A binary built without the `etcd` feature knows `--etcd` and says how
+/// A binary built without a store's feature knows its flag and says how
 /// to get it, rather than calling it an unexpected argument.
 #[cfg(not(feature = "etcd"))]
 #[test]
@@ -138,7 +138,17 @@ fn etcd_without_its_feature_says_how_to_get_it() {
     let line = refused(&["--etcd", "http://127.0.0.1:2379", "--prefix", "/ids"]);
     assert_eq!(
         line,
-        "error: --etcd needs the `etcd` feature: cargo install --locked --path crates/cli --features etcd from a checkout (building it needs protoc)"
+        "error: --etcd needs the `etcd` feature, which this build of kguid-service left out: build it with its default features (cargo install --locked --path crates/cli from a checkout)"
+    );
+}
+
+#[cfg(not(feature = "redis"))]
+#[test]
+fn redis_without_its_feature_says_how_to_get_it() {
+    let line = refused(&["--redis", "redis://127.0.0.1:6379", "--prefix", "/ids"]);
+    assert!(
+        line.starts_with("error: --redis needs the `redis` feature, which this build"),
+        "{line}"
     );
 }
 
