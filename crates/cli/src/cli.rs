@@ -81,7 +81,7 @@ pub enum Command {
     /// Build the id of explicit parts and print it as a JSON object
     #[command(after_help = status!(write))]
     Compose(ComposeArgs),
-    /// Serve ids over TCP with noeqd's protocol (64-bit; 96-bit too with --listen-g)
+    /// Serve ids: noeqd's protocol (64-bit; 96-bit with --listen-g, 128-bit with --listen-x) and HTTP (--http)
     Serve(Box<kguid_service::ServeArgs>),
     /// Print a shell completion script to standard output
     #[command(after_help = COMPLETIONS_HELP)]
