@@ -81,6 +81,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_conns: usize,
 
+    /// Connections the HTTP API (--http) serves at once, apart from
+    /// --max-conns; past it the one idle longest is closed, else the new one.
+    #[arg(long, value_name = "N", default_value_t = 1_024)]
+    pub http_max_conns: usize,
+
     /// With a token: close a connection that has not sent its whole auth
     /// frame this long after accept (while --max-unauthed is full, 2 s of
     /// it are guaranteed to clients of an address other than the flood's).
@@ -261,6 +266,7 @@ impl ServeArgs {
             v3: self.v3,
             token,
             max_conns: self.max_conns,
+            http_max_conns: self.http_max_conns,
             auth_timeout: self.auth_timeout,
             max_unauthed: self.max_unauthed,
             idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
@@ -325,7 +331,7 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         Ok(config) => config,
         Err(e) => return refuse(e),
     };
-    if let Err(e) = config.check() {
+    if let Err(e) = crate::start::check(&config, args.http.is_some()) {
         return refuse(e);
     }
     let bind = |addr: &str| {

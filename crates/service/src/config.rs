@@ -36,6 +36,12 @@ pub struct Config {
     /// is raised to fit when the hard limit allows (Linux), else the start
     /// is refused with [`Error::Config`](crate::Error::Config).
     pub max_conns: usize,
+    /// Connections the HTTP API serves at once, apart from
+    /// [`Config::max_conns`] (default 1,024: HTTP clients keep a pool of
+    /// connections alive and send many requests on each). Past it the one
+    /// idle longest is closed to make room, else the new one. Counted in
+    /// the open-file limit as `max_conns` is, when the API listens.
+    pub http_max_conns: usize,
     /// With a token: how long after accept a connection may take to send
     /// its whole auth frame, however it trickles in (default 5 s). While
     /// the line of [`Config::max_unauthed`] is full, only the first 2 s of
@@ -88,6 +94,7 @@ impl Default for Config {
             v3: false,
             token: None,
             max_conns: 10_000,
+            http_max_conns: 1_024,
             auth_timeout: Duration::from_secs(5),
             max_unauthed: 1_024,
             idle_timeout: Some(Duration::from_secs(300)),

@@ -125,7 +125,7 @@ impl Monitor {
         };
         let site = Site {
             role: Role::Api,
-            max_conns: config.max_conns,
+            max_conns: config.http_max_conns,
             idle: config.idle_timeout.filter(|d| !d.is_zero()),
         };
         let listeners: Vec<_> = [(monitor, metrics), (site, api)]
@@ -463,10 +463,13 @@ fn authorized(request: &Request<Incoming>, context: &Context) -> bool {
     let Some(token) = &context.token else {
         return true;
     };
+    // The scheme's name is case-insensitive (RFC 9110).
     let given = request
         .headers()
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "));
+        .and_then(|v| v.as_bytes().split_at_checked(7))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"bearer "))
+        .map(|(_, token)| token);
     given.is_some_and(|given| crate::protocol::token_matches(given, token))
 }
 

@@ -19,29 +19,32 @@ use crate::error::Error;
 /// its temporary copy, etcd's connections, the runtimes, stdio.
 pub(crate) const RESERVED: u64 = 128;
 
-/// Makes the open-file limit hold the connection limits of `config` and
-/// [`RESERVED`], raising the soft limit if need be.
-pub(crate) fn check(config: &Config) -> Result<(), Error> {
-    let token = config.auth_token().is_some();
-    let conns = config.max_conns as u64;
-    let waiting = if token { config.max_unauthed as u64 } else { 0 };
-    let need = conns.saturating_add(waiting).saturating_add(RESERVED);
+/// Makes the open-file limit hold the connection limits of `config` (the
+/// HTTP API's too, with `http`) and [`RESERVED`], raising the soft limit
+/// if need be.
+pub(crate) fn check(config: &Config, http: bool) -> Result<(), Error> {
+    let mut caps = vec![("--max-conns", config.max_conns)];
+    if config.auth_token().is_some() {
+        caps.push(("--max-unauthed", config.max_unauthed));
+    }
+    if http {
+        caps.push(("--http-max-conns", config.http_max_conns));
+    }
+    let need = caps
+        .iter()
+        .fold(RESERVED, |sum, &(_, n)| sum.saturating_add(n as u64));
     let Err(Short { soft, hard }) = fit(need) else {
         return Ok(());
     };
-    let flags = match token {
-        true => format!(
-            "--max-conns {} and --max-unauthed {} need",
-            config.max_conns, config.max_unauthed
-        ),
-        false => format!("--max-conns {} needs", config.max_conns),
+    let named: Vec<String> = caps.iter().map(|(f, n)| format!("{f} {n}")).collect();
+    let flags: Vec<&str> = caps.iter().map(|&(f, _)| f).collect();
+    let (named, verb) = match named.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => (format!("{} and {last}", rest.join(", ")), "need"),
+        _ => (named.concat(), "needs"),
     };
-    let fix = match token {
-        true => "lower --max-conns or --max-unauthed",
-        false => "lower --max-conns",
-    };
+    let fix = flags.join(" or ");
     Err(Error::Config(format!(
-        "{flags} up to {need} open files ({RESERVED} of them for the listeners, the state file, etcd and metrics), more than the open-file limit of {soft} (hard limit {hard}): {fix}, or raise the limit (ulimit -n, LimitNOFILE= under systemd)"
+        "{named} {verb} up to {need} open files ({RESERVED} of them for the listeners, the state file, etcd and metrics), more than the open-file limit of {soft} (hard limit {hard}): lower {fix}, or raise the limit (ulimit -n, LimitNOFILE= under systemd)"
     )))
 }
 
@@ -108,14 +111,29 @@ mod tests {
             max_conns: usize::MAX,
             ..Config::default()
         };
-        let why = check(&c).unwrap_err().to_string();
+        let why = check(&c, false).unwrap_err().to_string();
         assert!(
             why.starts_with("--max-conns 18446744073709551615 needs"),
             "{why}"
         );
         assert!(why.contains("hard limit"), "{why}");
+        c.max_conns = 10;
+        c.http_max_conns = usize::MAX;
+        let why = check(&c, true).unwrap_err().to_string();
+        assert!(
+            why.starts_with("--max-conns 10 and --http-max-conns 18446744073709551615 need"),
+            "{why}"
+        );
+        assert!(why.contains("lower --max-conns or --http-max-conns"), "{why}");
+        c.max_conns = usize::MAX;
         c.token = Some(b"x".to_vec());
-        let why = check(&c).unwrap_err().to_string();
+        let why = check(&c, false).unwrap_err().to_string();
         assert!(why.contains("and --max-unauthed 1024 need"), "{why}");
+        c.http_max_conns = 1;
+        let why = check(&c, true).unwrap_err().to_string();
+        assert!(
+            why.contains(", --max-unauthed 1024 and --http-max-conns 1 need"),
+            "{why}"
+        );
     }
 }

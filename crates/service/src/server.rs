@@ -111,7 +111,7 @@ async fn serve(
 ) -> Result<Report, Error> {
     // Every setting is checked, and the state file read, before anything
     // is opened or written.
-    let checked = start::check(&config)?;
+    let checked = start::check(&config, listeners.http.is_some())?;
     let Listeners {
         flake,
         global,

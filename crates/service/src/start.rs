@@ -33,20 +33,23 @@ const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
 impl Config {
     /// Checks every setting as [`run`](crate::run) does before it serves,
     /// reading the state file if there is one: call it before opening the
-    /// listeners. The messages name the `guid serve` flags.
+    /// listeners. The messages name the `guid serve` flags. The open files
+    /// are counted for the binary listeners: [`run`](crate::run) counts
+    /// `--max-conns` more with [`Listeners::http`](crate::Listeners::http).
     pub fn check(&self) -> Result<(), Error> {
-        check(self).map(drop)
+        check(self, false).map(drop)
     }
 }
 
-/// Checks `config` and reads its state file.
-pub(crate) fn check(config: &Config) -> Result<Start, Error> {
+/// Checks `config` and reads its state file; with `http`, the open files
+/// of the HTTP API's connections are counted too.
+pub(crate) fn check(config: &Config, http: bool) -> Result<Start, Error> {
     let now = match &config.time {
         Some(time) => time.now(),
         None => WallClock.now(),
     };
     built(config)?;
-    limits(config)?;
+    limits(config, http)?;
     let range = Range::new(config);
     range.check_now(now)?;
     let flag_t = match config.not_before {
@@ -116,7 +119,7 @@ fn built(config: &Config) -> Result<(), Error> {
 }
 
 /// The token and the connection limits.
-fn limits(config: &Config) -> Result<(), Error> {
+fn limits(config: &Config, http: bool) -> Result<(), Error> {
     let fail = |why: String| Err(Error::Config(why));
     if let Some(t) = &config.token
         && t.len() > MAX_TOKEN
@@ -136,7 +139,7 @@ fn limits(config: &Config) -> Result<(), Error> {
         return fail("--auth-timeout 0 closes every client before it can authenticate".into());
     }
     // The caps must fit in the open-file limit, raised if need be.
-    crate::rlimit::check(config)
+    crate::rlimit::check(config, http)
 }
 
 /// What the 64-bit layout can represent, in Unix ns (u128: a layout may
@@ -295,7 +298,7 @@ mod tests {
     }
 
     fn refused(c: &Config) -> String {
-        match check(c) {
+        match check(c, false) {
             Err(e) => e.to_string(),
             Ok(start) => panic!("accepted: {start:?}"),
         }
@@ -303,7 +306,7 @@ mod tests {
 
     #[test]
     fn the_defaults_start_now() {
-        assert_eq!(check(&config()).unwrap().not_before, None);
+        assert_eq!(check(&config(), false).unwrap().not_before, None);
     }
 
     #[test]
@@ -330,7 +333,7 @@ mod tests {
             refused(&c)
         );
         c.max_lead = left / 2;
-        check(&c).unwrap();
+        check(&c, false).unwrap();
     }
 
     #[test]
@@ -351,10 +354,10 @@ mod tests {
         c.not_before = ms(now_ms + 2 * 3_600_000);
         assert!(refused(&c).contains("ahead of now"));
         c.not_before = ms(now_ms + 1_800_000);
-        assert_eq!(check(&c).unwrap().not_before, Some(NOW + 1_800_000_000_000));
+        assert_eq!(check(&c, false).unwrap().not_before, Some(NOW + 1_800_000_000_000));
         c.not_before = ms(now_ms - 86_400_000);
         assert_eq!(
-            check(&c).unwrap().not_before,
+            check(&c, false).unwrap().not_before,
             Some(NOW - 86_400_000_000_000)
         );
     }

@@ -192,6 +192,7 @@ fn a_token_guards_the_ids_and_not_the_probes() {
         Some("Bearer s3cret2"),
         Some("s3cret"),
         Some("Basic czNjcmV0"),
+        Some("Bearer S3CRET"),
     ] {
         let headers: Vec<(&str, &str)> = auth.map(|a| ("Authorization", a)).into_iter().collect();
         let a = http(addr, "GET /ids?kind=g&n=5", &headers);
@@ -199,20 +200,19 @@ fn a_token_guards_the_ids_and_not_the_probes() {
         assert_eq!(a.header("WWW-Authenticate").as_deref(), Some("Bearer"));
         assert!(!a.body.contains('['), "{a:?}");
     }
-    let a = http(
-        addr,
-        "GET /ids?kind=g&n=5",
-        &[("Authorization", "Bearer s3cret")],
-    );
-    assert_eq!(a.status, 200);
-    assert_eq!(
-        serde_json::from_str::<Vec<String>>(&a.body).unwrap().len(),
-        5
-    );
+    // The scheme's name is case-insensitive, the token is not.
+    for auth in ["Bearer s3cret", "bearer s3cret"] {
+        let a = http(addr, "GET /ids?kind=g&n=5", &[("Authorization", auth)]);
+        assert_eq!(a.status, 200, "{auth}");
+        assert_eq!(
+            serde_json::from_str::<Vec<String>>(&a.body).unwrap().len(),
+            5
+        );
+    }
     assert_eq!(http(addr, "GET /healthz", &[]).status, 200);
     assert_eq!(http(addr, "GET /readyz", &[]).status, 200);
     assert_eq!(http(addr, "GET /metrics", &[]).status, 200);
-    assert_eq!(server.stop().http_ids, 5);
+    assert_eq!(server.stop().http_ids, 10);
 }
 
 /// Requests on one connection, pipelined; a head past the bound is refused.
@@ -280,7 +280,7 @@ fn keep_alive_pipelining_and_a_bounded_head() {
 #[test]
 fn the_cap_closes_idle_connections_first() {
     let mut config = Config::default();
-    config.max_conns = 4;
+    config.http_max_conns = 4;
     let server = api(config);
     let addr = server.http.unwrap();
     let idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(addr).unwrap()).collect();
