@@ -39,7 +39,9 @@ pub(crate) fn check(config: &Config, http: bool) -> Result<(), Error> {
     let named: Vec<String> = caps.iter().map(|(f, n)| format!("{f} {n}")).collect();
     let flags: Vec<&str> = caps.iter().map(|&(f, _)| f).collect();
     let (named, verb) = match named.as_slice() {
-        [rest @ .., last] if !rest.is_empty() => (format!("{} and {last}", rest.join(", ")), "need"),
+        [rest @ .., last] if !rest.is_empty() => {
+            (format!("{} and {last}", rest.join(", ")), "need")
+        }
         _ => (named.concat(), "needs"),
     };
     let fix = flags.join(" or ");
@@ -124,7 +126,10 @@ mod tests {
             why.starts_with("--max-conns 10 and --http-max-conns 18446744073709551615 need"),
             "{why}"
         );
-        assert!(why.contains("lower --max-conns or --http-max-conns"), "{why}");
+        assert!(
+            why.contains("lower --max-conns or --http-max-conns"),
+            "{why}"
+        );
         c.max_conns = usize::MAX;
         c.token = Some(b"x".to_vec());
         let why = check(&c, false).unwrap_err().to_string();

@@ -354,7 +354,10 @@ mod tests {
         c.not_before = ms(now_ms + 2 * 3_600_000);
         assert!(refused(&c).contains("ahead of now"));
         c.not_before = ms(now_ms + 1_800_000);
-        assert_eq!(check(&c, false).unwrap().not_before, Some(NOW + 1_800_000_000_000));
+        assert_eq!(
+            check(&c, false).unwrap().not_before,
+            Some(NOW + 1_800_000_000_000)
+        );
         c.not_before = ms(now_ms - 86_400_000);
         assert_eq!(
             check(&c, false).unwrap().not_before,
