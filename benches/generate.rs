@@ -46,10 +46,7 @@ fn generate(c: &mut Criterion) {
     // The flake clock on a layout whose sequence (2^23 ids a millisecond,
     // from an epoch of 2023) does not run out here: the path of an id, not
     // its waits.
-    let layout = flake::Layout::new(39, 1, 23)
-        .expect("39 + 1 + 23 = 63")
-        .with_epoch_ms(1_700_000_000_000);
-    let flake = flake::Clock::builder(layout)
+    let flake = flake::Clock::builder(wide_layout())
         .node(1)
         .build()
         .expect("node 1 fits");
@@ -91,9 +88,18 @@ fn generate(c: &mut Criterion) {
         b.iter(|| monotonic.generate().map_err(|_| "overflow"))
     });
     group.bench_function("scru128", |b| b.iter(scru128::new));
+    ferroid(&mut group);
     group.bench_function("xid", |b| b.iter(xid::new));
 
     group.finish();
+}
+
+/// A layout whose sequence (2^23 ids a millisecond, from an epoch of
+/// 2023) does not run out here.
+fn wide_layout() -> flake::Layout {
+    flake::Layout::new(39, 1, 23)
+        .expect("39 + 1 + 23 = 63")
+        .with_epoch_ms(1_700_000_000_000)
 }
 
 /// A clock on the opt-in coarse time source.
@@ -101,6 +107,63 @@ fn generate(c: &mut Criterion) {
 fn fast_time(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
     let fast: Clock = Clock::builder().coarse().build();
     group.bench_function("guid_g_fast", |b| b.iter(|| black_box(&fast).g()));
+    let ticked: Clock = Clock::builder().ticker().build();
+    group.bench_function("guid_g_ticker", |b| b.iter(|| black_box(&ticked).g()));
+    let mut reserved = ticked.reserved(256);
+    group.bench_function("guid_g_reserved_ticker", |b| {
+        b.iter(|| black_box(&mut reserved).g())
+    });
+    // Through a thread-local, as a handle per thread is kept.
+    thread_local! {
+        static RESERVED: std::cell::RefCell<guid::Reserved<'static>> =
+            std::cell::RefCell::new(TICKED.reserved(256));
+    }
+    group.bench_function("guid_g_reserved_thread_local", |b| {
+        b.iter(|| RESERVED.with_borrow_mut(|ids| ids.g()))
+    });
+    let flake = flake::Clock::builder(wide_layout())
+        .node(1)
+        .ticker()
+        .build()
+        .expect("node 1 fits");
+    group.bench_function("flake_next_ticker", |b| b.iter(|| black_box(&flake).next()));
+}
+
+/// A process-wide clock on the ticker, for thread-local handles.
+#[cfg(target_os = "linux")]
+static TICKED: std::sync::LazyLock<Clock> =
+    std::sync::LazyLock::new(|| Clock::builder().ticker().build());
+
+/// ferroid 2: its thread-local ULIDs, monotonic per thread, and its
+/// lock-free snowflake generator, each on ferroid's own clock (a thread
+/// that stores the milliseconds since start in an atomic).
+fn ferroid(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    use ferroid::generator::thread_local::Ulid;
+    use ferroid::generator::{AtomicSnowflakeGenerator, BasicMonoUlidGenerator};
+    use ferroid::id::{SnowflakeMastodonId, SnowflakeTwitterId, ULID};
+    use ferroid::rand::ThreadRandom;
+    use ferroid::time::{MonotonicClock, TWITTER_EPOCH};
+
+    black_box(Ulid::new_ulid_mono(|_| std::thread::yield_now()));
+    group.bench_function("ferroid_ulid_mono_thread_local", |b| {
+        b.iter(|| Ulid::new_ulid_mono(|_| std::thread::yield_now()))
+    });
+    group.bench_function("ferroid_ulid_thread_local", |b| b.iter(Ulid::new_ulid));
+    let basic: BasicMonoUlidGenerator<ULID, _, _> =
+        BasicMonoUlidGenerator::new(MonotonicClock::default(), ThreadRandom);
+    group.bench_function("ferroid_ulid_mono_basic", |b| {
+        b.iter(|| basic.next_id(|_| std::thread::yield_now()))
+    });
+    let twitter: AtomicSnowflakeGenerator<SnowflakeTwitterId, _> =
+        AtomicSnowflakeGenerator::new(1, MonotonicClock::<1>::with_epoch(TWITTER_EPOCH));
+    group.bench_function("ferroid_snowflake_atomic_twitter", |b| {
+        b.iter(|| twitter.next_id(|_| std::thread::yield_now()))
+    });
+    let wide: AtomicSnowflakeGenerator<SnowflakeMastodonId, _> =
+        AtomicSnowflakeGenerator::new(0, MonotonicClock::default());
+    group.bench_function("ferroid_snowflake_atomic_wide", |b| {
+        b.iter(|| wide.next_id(|_| std::thread::yield_now()))
+    });
 }
 
 criterion_group! {

@@ -152,6 +152,8 @@ mod sequence;
 #[cfg(feature = "std")]
 mod sync;
 #[cfg(feature = "std")]
+mod ticker;
+#[cfg(feature = "std")]
 mod time;
 pub mod v3;
 
@@ -193,11 +195,12 @@ pub use crate::local::Luid;
 pub use crate::time::CoarseClock;
 #[cfg(feature = "std")]
 pub use crate::{
-    clock::{Builder, Clock},
+    clock::{Builder, Clock, Reserved},
     fork::ForkGuard,
     health::Health,
     id_clock::IdClock,
     sequence::Snapshot,
+    ticker::Ticker,
     time::{MockTime, TimeSource, WallClock, nanos, unix_nanos},
 };
 

@@ -34,6 +34,13 @@ use crate::time::{Source, unix_nanos};
 /// (the year 2554).
 const MAX_STATE: u64 = TICK_MASK << SEQ_BITS | SEQ_MAX;
 
+/// How far below the end of the range the state must be for ids to be
+/// taken with `fetch_add`, which cannot refuse: the batches in flight at
+/// once would need this many ids of memory (at least 128 TiB) to run over
+/// it. Nearer the end, a CAS takes the ids or refuses and leaves the
+/// state as it was.
+const FAST_ROOM: u64 = 1 << 44;
+
 /// The longest single nap of a clock that waits for its source.
 #[cfg(not(loom))]
 const MAX_NAP: Duration = Duration::from_millis(1);
@@ -218,7 +225,7 @@ impl<U: Units, X> Core<U, X> {
 
     /// The state the clock issues for the forward state `f`.
     #[inline]
-    fn issued(&self, f: u64) -> u64 {
+    pub(crate) fn issued(&self, f: u64) -> u64 {
         if self.is_inverse() {
             self.units.max_state().wrapping_sub(f)
         } else {
@@ -239,6 +246,16 @@ impl<U: Units, X> Core<U, X> {
             let now = self.units.unit_of(self.source.now());
             self.watch().observe(seen, now);
             let mut cur = self.state.load(Relaxed);
+            // The common case under load: the state is at or past the
+            // source's unit, so the ids are the next `n` states whatever
+            // other threads take meanwhile: one `fetch_add`, which never
+            // retries, where a CAS would fail on every race.
+            if cur <= self.units.max_state().saturating_sub(FAST_ROOM)
+                && n <= FAST_ROOM
+                && cur >> s >= now
+            {
+                return Ok(self.take(n, now));
+            }
             loop {
                 let (first, last) = match self.plan(cur, now, seen, n) {
                     Plan::Issue { first, last } => (first, last),
@@ -265,6 +282,46 @@ impl<U: Units, X> Core<U, X> {
                     Err(seen) => cur = seen,
                 }
             }
+        }
+    }
+
+    /// Takes the next `n` states with one `fetch_add`, the state known to
+    /// be at or past the source's unit `now` (so no id is older than it).
+    #[inline]
+    fn take(&self, n: u64, now: u64) -> u64 {
+        let s = self.units.seq_bits();
+        let prev = self.state.fetch_add(n, Relaxed);
+        let (first, last) = (prev + 1, prev + n);
+        // `FAST_ROOM` keeps `last` within the range.
+        debug_assert!(last <= self.units.max_state());
+        if last >> s > now {
+            self.ran_ahead(prev, now, last >> s);
+            if let Some(lead) = self.units.max_lead() {
+                self.await_lead(first >> s, last >> s, lead);
+            }
+        }
+        self.issued(first)
+    }
+
+    /// Waits until ids of the units `first..=last`, already taken, are
+    /// within `lead` of the source, as [`Core::plan`] would have waited
+    /// before taking them.
+    #[cold]
+    fn await_lead(&self, first: u64, last: u64, lead: u64) {
+        let mut waited = false;
+        loop {
+            let seen = self.watch().seen();
+            let now = self.units.unit_of(self.source.now());
+            self.watch().observe(seen, now);
+            let reference = now.max(seen);
+            if first <= reference || last <= reference.saturating_add(lead) {
+                return;
+            }
+            if !waited {
+                waited = true;
+                self.watch().waited();
+            }
+            self.nap(first.min(last - lead));
         }
     }
 
@@ -515,6 +572,33 @@ impl<G: Generation> Sequence<G> {
         }
     }
 
+    /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node and
+    /// the first state in forward order.
+    #[inline]
+    pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u64) {
+        let node = self.current_node();
+        let Ok(first) = self.core.reserve(n) else {
+            used_up(self.is_inverse())
+        };
+        // The mirror is its own inverse.
+        (node, self.core.issued(first))
+    }
+
+    /// Whether the forward state `f` may still be handed out from a
+    /// reservation: in the source's unit or later, in the fork generation
+    /// of the node `node`.
+    #[inline]
+    pub(crate) fn current(&self, f: u64, node: u64) -> bool {
+        matches!(self.core.node(), Ok(n) if n == node)
+            && f >> SEQ_BITS >= layout::tick(self.core.source().now())
+    }
+
+    /// The state a clock issues for the forward state `f`.
+    #[inline]
+    pub(crate) fn issued(&self, f: u64) -> u64 {
+        self.core.issued(f)
+    }
+
     /// The node for this process: after a fork, a new random one (or a
     /// panic for a chosen node), drawn before the child's first id.
     #[inline]
@@ -728,6 +812,17 @@ macro_rules! clock_methods {
                 $crate::id::sealed::Layout::from_state(self.seq.drift().code(), 0, state)
             }
 
+            /// A handle that hands out this clock's ids from blocks of
+            /// `block` states (1 to 16,384) reserved at once: a `&mut`
+            /// call costs no atomic read-modify-write, for one thread
+            /// (see [`Reserved`] for what it gives up).
+            pub fn reserved(&self, block: u16) -> Reserved<'_> {
+                Reserved {
+                    clock: self,
+                    cursor: $crate::sequence::Cursor::new(block),
+                }
+            }
+
             /// Fills `ids` with consecutive global ids from one read of the
             /// time.
             pub fn fill(&self, ids: &mut [$guid]) {
@@ -779,7 +874,108 @@ macro_rules! clock_methods {
                 self.seq.debug($debug, f)
             }
         }
+
+        /// Ids of a [`Clock`] handed out from blocks reserved at once, for
+        /// one thread at a time: made by [`Clock::reserved`].
+        ///
+        /// Each block is taken from the clock with one atomic
+        /// read-modify-write, and ids are handed out from it with a load of
+        /// the time source and of the fork word, so with
+        /// [`Builder::ticker`] an id costs a few nanoseconds.
+        ///
+        /// What holds: every id is distinct from every other id of the
+        /// clock, through any handle or the clock itself, in any thread,
+        /// across forks (a child's handle reserves anew, as the clock
+        /// does); the ids of one handle strictly increase; no id is older
+        /// than the clock's tick when it is handed out (a block left
+        /// behind by the time is dropped). What is given up: ids of
+        /// different handles, or of a handle and the clock, may be out of
+        /// order within one tick (2^17 ns, 131 µs) — an id handed out now
+        /// can be smaller than one another handle handed out before it.
+        /// Unused states of a dropped block are never issued.
+        ///
+        /// ```
+        /// use guid::Clock;
+        /// let clock = Clock::builder().ticker().build();
+        /// let mut ids = clock.reserved(64);
+        /// let (a, b) = (ids.g(), ids.g());
+        /// assert!(a < b);
+        /// assert_ne!(clock.g(), a);
+        /// ```
+        pub struct Reserved<'c> {
+            clock: &'c Clock,
+            cursor: $crate::sequence::Cursor,
+        }
+
+        impl Reserved<'_> {
+            /// A new global id.
+            #[inline]
+            pub fn g(&mut self) -> $guid {
+                let seq = &self.clock.seq;
+                let (node, state) = self.cursor.next(seq);
+                $crate::id::sealed::Layout::from_state(seq.drift().code(), node, state)
+            }
+
+            /// A new local id.
+            #[inline]
+            pub fn l(&mut self) -> $local {
+                let seq = &self.clock.seq;
+                let (_, state) = self.cursor.next(seq);
+                $crate::id::sealed::Layout::from_state(seq.drift().code(), 0, state)
+            }
+        }
+
+        impl ::std::fmt::Debug for Reserved<'_> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("Reserved")
+                    .field("clock", self.clock)
+                    .field("cursor", &self.cursor)
+                    .finish()
+            }
+        }
     };
+}
+
+/// Where a [`Reserved`](crate::Reserved) handle stands in its block: the
+/// node and the forward states `next..end` left.
+#[derive(Debug)]
+pub(crate) struct Cursor {
+    node: u64,
+    next: u64,
+    end: u64,
+    block: u64,
+}
+
+impl Cursor {
+    /// An empty cursor that reserves `block` states at a time.
+    pub(crate) fn new(block: u16) -> Cursor {
+        Cursor {
+            node: 0,
+            next: 0,
+            end: 0,
+            block: u64::from(block).clamp(1, SEQ_MAX + 1),
+        }
+    }
+
+    /// The node and the state of the next id, from the block if it is
+    /// still current, else from a new one.
+    #[inline]
+    pub(crate) fn next<G: Generation>(&mut self, seq: &Sequence<G>) -> (u64, u64) {
+        let f = self.next;
+        if f < self.end && seq.current(f, self.node) {
+            self.next = f + 1;
+            return (self.node, seq.issued(f));
+        }
+        self.refill(seq)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refill<G: Generation>(&mut self, seq: &Sequence<G>) -> (u64, u64) {
+        let (node, first) = seq.reserve_forward(self.block);
+        (self.node, self.next, self.end) = (node, first + 1, first + self.block);
+        (node, seq.issued(first))
+    }
 }
 
 pub(crate) use clock_methods;

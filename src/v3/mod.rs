@@ -87,7 +87,7 @@ pub mod node;
 use std::sync::LazyLock;
 
 #[cfg(feature = "std")]
-pub use self::clock::{Builder, Clock};
+pub use self::clock::{Builder, Clock, Reserved};
 pub use self::drift::Drift;
 pub use self::extended::Xuid;
 pub use self::global::Guid;

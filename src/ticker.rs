@@ -1,0 +1,334 @@
+//! A time source that costs one atomic load: a thread reads another source
+//! on a schedule finer than the id tick and publishes what it read.
+//!
+//! The published word is `ns | LIVE`, with `ASKED` set by the first read
+//! after each publication, or 0 while no thread publishes (not started
+//! yet, parked, or gone with a fork). A read that finds no live word, or a
+//! word published by another process's thread (a fork copies the word but
+//! not the thread), reads the source itself and wakes the thread: so a read
+//! is never older than the source's own reading by more than the thread's
+//! lateness, never frozen, and idle processes pay nothing.
+
+use std::fmt;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64};
+use std::sync::{Arc, LazyLock, Weak};
+use std::thread::Thread;
+use std::time::Duration;
+
+use crate::fork;
+use crate::time::{Source, TimeSource};
+
+/// The word holds a time published by a running thread.
+const LIVE: u64 = 1;
+/// A read has used the word since it was published.
+const ASKED: u64 = 2;
+const FLAGS: u64 = LIVE | ASKED;
+
+/// Half the 131 µs tick of the 96-bit ids: every tick is seen.
+const PERIOD: Duration = Duration::from_micros(64);
+
+/// Without a read for this long, the thread parks until the next read.
+const IDLE: Duration = Duration::from_millis(10);
+
+/// A [`TimeSource`] that reads another source from a thread of its own,
+/// every 64 µs by default, and hands out the latest reading for the cost
+/// of one atomic load.
+///
+/// [`Builder::ticker`](crate::Builder::ticker) puts a clock on the
+/// process-wide ticker of the wall clock ([`Ticker::wall`]): ids cost a
+/// few nanoseconds instead of a `clock_gettime` call, and every guarantee
+/// of the clock holds, since the clock trusts nothing about its source.
+/// The time an id carries is the ticker's last reading: at most one
+/// period old while the thread runs on time, older on a machine so busy
+/// that the thread waits for a core (as with [`CoarseClock`](crate::CoarseClock)).
+/// It follows the wall clock's steps and jumps at the next reading.
+///
+/// The thread starts at the first read and parks after 10 ms without one:
+/// an idle process pays nothing, and the first read after a pause reads
+/// the source itself (fresh) and wakes the thread. While ids are asked for
+/// it wakes every period: measured with `cargo run --release --example
+/// ticker_cost`, about 5% of one core (see the crate README). In a forked
+/// child, whose copy of the thread does not exist, the first read finds
+/// the published time stale, reads the source and starts a thread for the
+/// child; if no thread can be started, every read goes to the source.
+///
+/// ```
+/// use guid::{Clock, Ticker};
+/// let clock = Clock::builder().ticker().build();
+/// let (a, b) = (clock.g(), clock.g());
+/// assert!(a < b);
+/// assert!(Ticker::wall().now_ns() > 0);
+/// ```
+#[derive(Clone)]
+pub struct Ticker(Arc<Inner>);
+
+/// The process-wide ticker of the wall clock.
+static WALL: LazyLock<Ticker> = LazyLock::new(|| Ticker::with_period(Source::Wall, PERIOD));
+
+#[repr(align(64))]
+struct Word(AtomicU64);
+
+struct Inner {
+    /// The published time, on a line of its own: written once a period.
+    word: Word,
+    /// The process's fork generation word.
+    fork_word: &'static AtomicU32,
+    /// The generation whose thread publishes `word` (0: none).
+    forks: AtomicU32,
+    /// The generation of the process that is waking the thread (0: none).
+    waking: AtomicU32,
+    /// The thread, once started (a `Box<Thread>`).
+    thread: AtomicPtr<Thread>,
+    source: Source,
+    period: Duration,
+}
+
+impl Ticker {
+    /// The process-wide ticker of the wall clock, shared by every clock
+    /// built with [`Builder::ticker`](crate::Builder::ticker).
+    pub fn wall() -> Ticker {
+        WALL.clone()
+    }
+
+    /// A ticker of its own over `source`, read every 64 µs. Its thread
+    /// ends once the last clone of the ticker is dropped.
+    pub fn new(source: impl TimeSource + 'static) -> Ticker {
+        Ticker::with_period(Source::Custom(Arc::new(source)), PERIOD)
+    }
+
+    /// A ticker over `source` that reads it every `period` (at least 1 µs).
+    pub fn every(source: impl TimeSource + 'static, period: Duration) -> Ticker {
+        Ticker::with_period(Source::Custom(Arc::new(source)), period)
+    }
+
+    fn with_period(source: Source, period: Duration) -> Ticker {
+        Ticker(Arc::new(Inner {
+            word: Word(AtomicU64::new(0)),
+            fork_word: fork::word(),
+            forks: AtomicU32::new(0),
+            waking: AtomicU32::new(0),
+            thread: AtomicPtr::new(std::ptr::null_mut()),
+            source,
+            period: period.max(Duration::from_micros(1)),
+        }))
+    }
+
+    /// The latest reading, Unix ns (the same as [`TimeSource::now`]).
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.0.read()
+    }
+
+    /// Whether a thread of this process publishes readings now: false
+    /// before the first read, while parked after 10 ms without one, and in
+    /// a forked child until its first read.
+    pub fn is_ticking(&self) -> bool {
+        self.0.published().is_some()
+    }
+
+    /// How often the thread reads the source.
+    pub fn period(&self) -> Duration {
+        self.0.period
+    }
+}
+
+impl TimeSource for Ticker {
+    #[inline]
+    fn now(&self) -> u64 {
+        self.0.read()
+    }
+}
+
+impl fmt::Debug for Ticker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ticker")
+            .field("source", &self.0.source)
+            .field("period", &self.0.period)
+            .field("ticking", &self.is_ticking())
+            .finish()
+    }
+}
+
+impl Inner {
+    /// The published word, if this process's thread published it.
+    #[inline]
+    fn published(&self) -> Option<u64> {
+        let word = self.word.0.load(Acquire);
+        let ours = self.forks.load(Relaxed) == self.fork_word.load(Relaxed);
+        (word & LIVE != 0 && ours).then_some(word)
+    }
+
+    #[inline]
+    fn read(self: &Arc<Self>) -> u64 {
+        match self.published() {
+            Some(word) => {
+                if word & ASKED == 0 {
+                    self.word.0.fetch_or(ASKED, Relaxed);
+                }
+                word & !FLAGS
+            }
+            None => self.cold_read(),
+        }
+    }
+
+    /// Reads the source itself and wakes (or starts) the thread.
+    #[cold]
+    #[inline(never)]
+    fn cold_read(self: &Arc<Self>) -> u64 {
+        let now = self.source.now();
+        self.wake();
+        now
+    }
+
+    fn wake(self: &Arc<Self>) {
+        let forks = fork::generation();
+        let waking = self.waking.load(Relaxed);
+        // One reader of this process wakes the thread; the others read
+        // the source meanwhile. A parent's mark, copied by a fork, is
+        // taken over.
+        if waking == forks
+            || self
+                .waking
+                .compare_exchange(waking, forks, Acquire, Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let ptr = self.thread.load(Acquire);
+        if self.forks.load(Acquire) == forks && !ptr.is_null() {
+            // SAFETY: the pointer is a leaked `Box<Thread>`, replaced only
+            // by the waker of a later generation, never in this one.
+            unsafe { (*ptr).unpark() };
+        } else if !self.start(forks) {
+            // No thread can be had: every read of this process goes to
+            // the source, and the mark stays so that none tries again.
+            return;
+        }
+        self.waking.store(0, Release);
+    }
+
+    /// Starts the thread for the fork generation `forks`.
+    fn start(self: &Arc<Self>, forks: u32) -> bool {
+        // A parent's reading, copied by a fork, is not this process's.
+        self.word.0.store(0, Relaxed);
+        self.forks.store(forks, Release);
+        let weak = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("guid-ticker".into())
+            .stack_size(64 * 1024)
+            .spawn(move || tick(&weak));
+        let Ok(handle) = spawned else {
+            return false;
+        };
+        let thread = Box::into_raw(Box::new(handle.thread().clone()));
+        let old = self.thread.swap(thread, AcqRel);
+        if !old.is_null() {
+            // SAFETY: a leaked `Box<Thread>` of an earlier generation, no
+            // longer reachable by any reader.
+            drop(unsafe { Box::from_raw(old) });
+        }
+        true
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let ptr = *self.thread.get_mut();
+        if !ptr.is_null() {
+            // SAFETY: the last owner frees the leaked box; the thread,
+            // woken, finds the ticker gone and ends.
+            let thread = unsafe { Box::from_raw(ptr) };
+            thread.unpark();
+        }
+    }
+}
+
+/// The thread: publishes a reading every period while reads come, parks
+/// after [`IDLE`] without one, ends when the ticker is dropped.
+fn tick(ticker: &Weak<Inner>) {
+    set_timer_slack();
+    let mut idle = Duration::ZERO;
+    loop {
+        let Some(t) = ticker.upgrade() else {
+            return;
+        };
+        let old = t.word.0.swap(t.source.now() & !FLAGS | LIVE, Release);
+        idle = if old & ASKED != 0 {
+            Duration::ZERO
+        } else {
+            idle + t.period
+        };
+        if idle >= IDLE {
+            // Unpublished first: a read from here on wakes the thread,
+            // whose park then returns at once.
+            if t.word.0.swap(0, Release) & ASKED == 0 {
+                drop(t);
+                std::thread::park();
+            }
+            idle = Duration::ZERO;
+            continue;
+        }
+        let period = t.period;
+        drop(t);
+        std::thread::sleep(period);
+    }
+}
+
+/// Asks the kernel to wake the thread on time: by default a sleep may run
+/// 50 µs late, most of a period.
+fn set_timer_slack() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK takes a value and touches nothing else.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MockTime;
+    use std::time::Instant;
+
+    fn until(what: &str, mut f: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !f() {
+            assert!(start.elapsed() < Duration::from_secs(30), "never {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The first read reads the source; then the thread publishes and
+    /// follows the source, back and forth; idle, it parks, and the next
+    /// read reads the source again.
+    #[test]
+    fn publishes_follows_the_source_and_parks_when_idle() {
+        let time = MockTime::new(4_000);
+        let ticker = Ticker::every(time.clone(), Duration::from_micros(50));
+        assert!(!ticker.is_ticking());
+        assert_eq!(ticker.now_ns(), 4_000);
+        until("ticking", || ticker.is_ticking());
+        time.set(8_000);
+        until("the new time", || ticker.now_ns() == 8_000);
+        time.step_back(6_000);
+        until("the time stepped back", || ticker.now_ns() == 2_000);
+        // No reads for 10 ms: parked.
+        until("parked", || !ticker.is_ticking());
+        time.set(12_000);
+        assert_eq!(ticker.now_ns(), 12_000, "a read while parked is fresh");
+        until("ticking again", || ticker.is_ticking());
+    }
+
+    /// A dropped ticker's thread ends.
+    #[test]
+    fn the_thread_ends_with_the_ticker() {
+        let ticker = Ticker::every(MockTime::new(1 << 40), Duration::from_micros(50));
+        ticker.now_ns();
+        until("ticking", || ticker.is_ticking());
+        let weak = Arc::downgrade(&ticker.0);
+        drop(ticker);
+        // The thread may hold it for the rest of one period.
+        until("the ticker freed", || weak.upgrade().is_none());
+    }
+}
