@@ -24,11 +24,12 @@ impl Generation for V2 {
 ///
 /// The whole state is one word, `tick << 14 | seq`, in one `AtomicU64`. The
 /// next id is `max(state + 1, now_tick << 14)`, installed with one
-/// compare-and-swap, so:
+/// compare-and-swap, or, while the state is at or past the source's tick
+/// (as under load), taken with one `fetch_add`, which never retries, so:
 ///
 /// | event | what the clock does |
 /// |---|---|
-/// | many threads at once | each CAS installs a distinct state: no two ids alike, each later than the one before it |
+/// | many threads at once | each read-modify-write takes a distinct state: no two ids alike, each later than the one before it |
 /// | the source steps back | `state + 1` wins the `max`: ids keep increasing from the last one, no wait |
 /// | the source stalls | the sequence counts up within the tick |
 /// | 16,384 ids in one tick | the carry of `state + 1` moves to the next tick (borrowed ahead); the source catches up |

@@ -59,7 +59,7 @@
 //!
 //! | event | what happens |
 //! |---|---|
-//! | many threads share a clock | every id is distinct and later than every id that clock issued before it (one CAS on one word) |
+//! | many threads share a clock | every id is distinct and later than every id that clock issued before it (one atomic read-modify-write on one word) |
 //! | the system clock steps back | ids keep increasing from the last one: no duplicate, no wait |
 //! | the system clock stalls | the 14-bit sequence counts up |
 //! | 16,384 ids within one tick | the next tick is borrowed; ids run ahead of the wall clock until it catches up |

@@ -1,5 +1,7 @@
 //! The state machine of every clock in this crate: one word `unit << S |
-//! seq` that only ever moves forward, installed with one compare-and-swap,
+//! seq` that only ever moves forward, installed with one compare-and-swap
+//! (or, while it is at or past the source's unit, advanced with one
+//! `fetch_add`),
 //! and the node it stamps.
 //!
 //! [`Core`] is the machine, parameterised by its [`Units`]: how many

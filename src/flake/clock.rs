@@ -20,7 +20,8 @@ pub const DEFAULT_MAX_LEAD: Duration = Duration::from_millis(100);
 /// state, as one word `units << S | seq` in one `AtomicU64`.
 ///
 /// The next id is `max(state + 1, now << S)`, installed with one
-/// compare-and-swap: a sequence overflow is the carry of `state + 1` into
+/// compare-and-swap (or one `fetch_add` while the state is at or past the
+/// source's unit): a sequence overflow is the carry of `state + 1` into
 /// the next unit, a source that steps back loses the `max`, and no two
 /// threads ever see the same state. It is the state machine of the 96-bit
 /// [`Clock`](crate::Clock), on the layout's units and with a bound on the

@@ -41,7 +41,7 @@
 //!
 //! The [`Clock`] runs the state machine of the 96-bit
 //! [`guid::Clock`](crate::Clock) (the one machine of every clock in this
-//! crate: one word, one CAS, the same steps back, stalls, borrowing, forks,
+//! crate: one word, one atomic read-modify-write, the same steps back, stalls, borrowing, forks,
 //! end of the range and start in the future) on the layout's units, with
 //! two differences: its lead is bounded, and it returns errors where the
 //! 96-bit clocks, whose Go API returns an id, panic.
@@ -54,7 +54,7 @@
 //!
 //! | the time source… | the [`Clock`]… |
 //! |---|---|
-//! | is read by many threads at once | installs every id with one CAS on one word: no two alike, each later than the one before |
+//! | is read by many threads at once | takes every id with one atomic read-modify-write on one word: no two alike, each later than the one before |
 //! | stalls (same unit) | counts the sequence up |
 //! | stalls for more than 2^S ids | borrows the next unit: ids run ahead of the source, up to [`Builder::max_lead`] (default [`DEFAULT_MAX_LEAD`], 100 ms) |
 //! | stalls past that lead | waits (naps of at most 1 ms) until the source catches up ([`Health::waits`](crate::Health::waits)); [`Clock::pace`] tells a caller that would rather wait elsewhere how long |

@@ -26,7 +26,7 @@ impl Generation for V3 {
 /// id's state.
 ///
 /// The state machine of [`crate::Clock`] (one word `tick << 14 | seq`, one
-/// compare-and-swap per id), with every guarantee of its table: lock-free,
+/// atomic read-modify-write per id), with every guarantee of its table: lock-free,
 /// never a repeated id, steps back and stalls ride on the sequence, 16,384
 /// ids in a tick borrow the next one, a forked child redraws a random node
 /// or refuses a chosen one, the end of the tick range refuses rather than
