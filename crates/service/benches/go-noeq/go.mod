@@ -1,0 +1,3 @@
+module go-noeq
+
+go 1.19
