@@ -4,7 +4,9 @@
 //!
 //! ```text
 //! bench-serve [--server PATH] [--seconds S] [--idle-conns N]
-//!             [--compare "ARGS" [--rounds R] [--scrape-ms MS]] [-- SERVER ARGS...]
+//!             [--compare "ARGS" [--rounds R] [--scrape-ms MS]]
+//!             [--go PATH | --against ADDR] [--rate R] [--open-conns C] [--reference-only]
+//!             [-- SERVER ARGS...]
 //! ```
 //!
 //! It starts `PATH -l 127.0.0.1:0 --listen-g 127.0.0.1:0 SERVER ARGS` (by
@@ -28,6 +30,24 @@
 //! target/release/examples/bench-serve --seconds 3 --rounds 5 \
 //!     --compare "--metrics 127.0.0.1:0" --scrape-ms 100
 //! ```
+//!
+//! Every run also has an open-loop phase: C connections (4) send N=1
+//! requests on a fixed schedule, R requests/s in all (50,000), whatever
+//! the replies do; each request's latency counts from the moment it was
+//! due, not from when it was sent, so a stalled server or client cannot
+//! hide the requests it delayed (coordinated omission).
+//!
+//! With `--go PATH` (the binary of `benches/go-noeq`, which it starts on
+//! 127.0.0.1:0) or `--against ADDR` (any noeqd-protocol server already
+//! running), it also measures that reference server with the same load
+//! generator in the same run: lock-step N=1 for R rounds, the two servers
+//! taking turns, and the open-loop phase, then a ratio line.
+//! `--reference-only` skips the pipelined phases:
+//!
+//! ```text
+//! (cd crates/service/benches/go-noeq && go build -o /tmp/go-noeq .)
+//! target/release/examples/bench-serve --seconds 3 --rounds 5 --go /tmp/go-noeq
+//! ```
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -46,12 +66,23 @@ struct Args {
     compare: Option<Vec<String>>,
     rounds: usize,
     scrape_ms: Option<u64>,
+    /// The reference server's binary, started on 127.0.0.1:0.
+    go: Option<PathBuf>,
+    /// A reference server already running.
+    against: Option<SocketAddr>,
+    /// Requests per second of the open-loop phase, in all.
+    rate: f64,
+    open_conns: usize,
+    /// Only the lock-step, open-loop and memory figures.
+    reference_only: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut server = default_server()?;
     let (mut seconds, mut idle_conns, mut server_args) = (2.0, 1_000, Vec::new());
     let (mut compare, mut rounds, mut scrape_ms) = (None, 3, None);
+    let (mut go, mut against, mut rate, mut open_conns) = (None, None, 50_000.0_f64, 4);
+    let mut reference_only = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -66,15 +97,28 @@ fn parse_args() -> Result<Args, String> {
             "--scrape-ms" => {
                 scrape_ms = Some(value()?.parse().map_err(|e| format!("--scrape-ms: {e}"))?)
             }
+            "--go" => go = Some(PathBuf::from(value()?)),
+            "--against" => against = Some(value()?.parse().map_err(|e| format!("--against: {e}"))?),
+            "--rate" => rate = value()?.parse().map_err(|e| format!("--rate: {e}"))?,
+            "--open-conns" => {
+                open_conns = value()?.parse().map_err(|e| format!("--open-conns: {e}"))?
+            }
+            "--reference-only" => reference_only = true,
             "--" => server_args.extend(it.by_ref()),
             "-h" | "--help" => {
                 return Err(
-                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [--compare \"ARGS\" [--rounds R] [--scrape-ms MS]] [-- SERVER ARGS...]"
+                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [--compare \"ARGS\" [--rounds R] [--scrape-ms MS]] [--go PATH | --against ADDR] [--rate R] [--open-conns C] [--reference-only] [-- SERVER ARGS...]"
                         .into(),
                 );
             }
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if go.is_some() && against.is_some() {
+        return Err("--go and --against: one reference server at a time".into());
+    }
+    if !rate.is_finite() || rate <= 0.0 || open_conns == 0 {
+        return Err("--rate and --open-conns must be positive".into());
     }
     Ok(Args {
         server,
@@ -84,6 +128,11 @@ fn parse_args() -> Result<Args, String> {
         compare,
         rounds,
         scrape_ms,
+        go,
+        against,
+        rate,
+        open_conns,
+        reference_only,
     })
 }
 
@@ -161,9 +210,7 @@ impl Server {
     }
 
     fn status(&self, field: &str) -> Option<u64> {
-        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = s.lines().find(|l| l.starts_with(field))?;
-        line.split_whitespace().nth(1)?.parse().ok()
+        status(self.child.id(), field)
     }
 
     /// Resident memory, kB.
@@ -173,15 +220,87 @@ impl Server {
 
     /// CPU time of all the server's threads.
     fn cpu(&self) -> Duration {
-        let dir = format!("/proc/{}/task", self.child.id());
-        let ns: u64 = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .sum();
-        Duration::from_nanos(ns)
+        cpu(Some(self.child.id()))
+    }
+}
+
+/// A field of `/proc/PID/status`, in its unit (kB for memory).
+fn status(pid: u32, field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU time of all the threads of process `pid` (zero for none).
+fn cpu(pid: Option<u32>) -> Duration {
+    let Some(pid) = pid else {
+        return Duration::ZERO;
+    };
+    let dir = format!("/proc/{pid}/task");
+    let ns: u64 = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(ns)
+}
+
+/// The server compared with guid-serve: a binary started here (its log
+/// names its address), or an address.
+struct Reference {
+    name: String,
+    child: Option<Child>,
+    addr: SocketAddr,
+}
+
+impl Reference {
+    fn start(path: &Path) -> Result<Reference, String> {
+        let mut child = Command::new(path)
+            .arg("127.0.0.1:0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("start {}: {e}", path.display()))?;
+        let stderr = child.stderr.take().ok_or("no stderr")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on ") {
+                    let addr = line[at + 13..].split_whitespace().next();
+                    if let Some(addr) = addr.and_then(|a| a.parse::<SocketAddr>().ok()) {
+                        let _ = tx.send(addr);
+                    }
+                }
+            }
+        });
+        let Ok(addr) = rx.recv_timeout(Duration::from_secs(10)) else {
+            let _ = child.kill();
+            return Err(format!("{} did not report its address", path.display()));
+        };
+        let name = path
+            .file_name()
+            .map_or_else(|| "reference".into(), |n| n.to_string_lossy().into_owned());
+        Ok(Reference {
+            name,
+            child: Some(child),
+            addr,
+        })
+    }
+
+    fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+}
+
+impl Drop for Reference {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -209,7 +328,7 @@ struct Figures {
 
 /// Lock-step: one request of `n` ids, wait for the reply, again.
 fn lock_step(
-    server: &Server,
+    pid: Option<u32>,
     addr: SocketAddr,
     width: usize,
     n: u8,
@@ -218,7 +337,7 @@ fn lock_step(
     let mut s = connect(addr)?;
     let mut buf = vec![0u8; usize::from(n) * width];
     let mut lat = Vec::with_capacity(1 << 20);
-    let cpu0 = server.cpu();
+    let cpu0 = cpu(pid);
     let start = Instant::now();
     let end = start + Duration::from_secs_f64(secs);
     while Instant::now() < end {
@@ -228,7 +347,7 @@ fn lock_step(
         lat.push(t.elapsed());
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let cpu = (server.cpu() - cpu0).as_secs_f64();
+    let cpu = (cpu(pid) - cpu0).as_secs_f64();
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
     let reqs = lat.len() as f64;
@@ -342,12 +461,25 @@ fn run(args: &Args) -> Result<(), String> {
     if let Some(extra) = &args.compare {
         return compare(args, extra);
     }
+    println!("load average at the start: {}", loadavg());
     let server = Server::start(&args.server, &args.server_args)?;
+    let reference = match (&args.go, args.against) {
+        (Some(path), _) => Some(Reference::start(path)?),
+        (None, Some(addr)) => Some(Reference {
+            name: addr.to_string(),
+            child: None,
+            addr,
+        }),
+        (None, None) => None,
+    };
     std::thread::sleep(Duration::from_millis(300));
     let idle_rss = server.rss_kb();
+    let reference_idle_rss = reference.as_ref().and_then(|r| status(r.pid()?, "VmRSS:"));
+    let pid = Some(server.child.id());
     let secs = args.seconds;
     let io = |e: std::io::Error| e.to_string();
 
+    println!();
     println!("| phase | ids/s | requests/s | server CPU | notes |");
     println!("|---|---|---|---|---|");
     row("lock-step N=1, echo floor", &echo_floor(secs).map_err(io)?);
@@ -355,43 +487,344 @@ fn run(args: &Args) -> Result<(), String> {
         ("lock-step N=1, 1 conn, 64-bit", server.flake, 8),
         ("lock-step N=1, 1 conn, 96-bit", server.global, 12),
     ] {
-        row(name, &lock_step(&server, addr, width, 1, secs).map_err(io)?);
+        row(name, &lock_step(pid, addr, width, 1, secs).map_err(io)?);
     }
-    // (ids per request, requests per write, connections)
-    for (name, addr, width, (n, depth, conns)) in [
-        ("pipelined N=1, 64-bit", server.flake, 8, (1, 64, 2)),
-        ("pipelined N=255, 64-bit", server.flake, 8, (255, 16, 1)),
-        ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 1)),
-        ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 2)),
-    ] {
-        let figures = pipelined(&server, addr, width, n, depth, conns, secs).map_err(io)?;
-        row(name, &figures);
+    if !args.reference_only {
+        // (ids per request, requests per write, connections)
+        for (name, addr, width, (n, depth, conns)) in [
+            ("pipelined N=1, 64-bit", server.flake, 8, (1, 64, 2)),
+            ("pipelined N=255, 64-bit", server.flake, 8, (255, 16, 1)),
+            ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 1)),
+            ("pipelined N=255, 96-bit", server.global, 12, (255, 16, 2)),
+        ] {
+            let figures = pipelined(&server, addr, width, n, depth, conns, secs).map_err(io)?;
+            row(name, &figures);
+        }
     }
+    let mut targets = vec![("guid-serve".to_owned(), pid, server.flake)];
+    if let Some(r) = &reference {
+        targets.push((r.name.clone(), r.pid(), r.addr));
+    }
+    against_reference(args, &targets)?;
     let busy_rss = server.rss_kb();
 
-    // Idle connections, each after one request.
-    let mut conns = Vec::with_capacity(args.idle_conns);
-    for _ in 0..args.idle_conns {
-        let mut s = connect(server.flake).map_err(io)?;
-        s.write_all(&[1]).map_err(io)?;
+    let conns = idle_connections(server.flake, args.idle_conns).map_err(io)?;
+    let conns_rss = server.rss_kb();
+    println!();
+    println!("| memory (VmRSS) | guid-serve, kB | reference, kB |");
+    println!("|---|---|---|");
+    let of_reference = |kb: Option<u64>| kb.map_or_else(String::new, |kb| kb.to_string());
+    println!(
+        "| idle, just started | {idle_rss} | {} |",
+        of_reference(reference_idle_rss)
+    );
+    println!("| after the load above | {busy_rss} | |");
+    drop(conns);
+    // The reference's, when it runs here, once guid-serve's are closed.
+    let reference_conns_rss = match reference.as_ref().map(|r| (r.pid(), r.addr)) {
+        Some((Some(rpid), addr)) => {
+            let conns = idle_connections(addr, args.idle_conns).map_err(io)?;
+            let kb = status(rpid, "VmRSS:");
+            drop(conns);
+            kb
+        }
+        _ => None,
+    };
+    println!(
+        "| with {} idle connections | {conns_rss} | {} |",
+        args.idle_conns,
+        of_reference(reference_conns_rss)
+    );
+    println!(
+        "| peak (VmHWM) | {} | |",
+        server.status("VmHWM:").unwrap_or(0)
+    );
+    println!();
+    println!("load average at the end: {}", loadavg());
+    Ok(())
+}
+
+/// `count` connections to `addr`, each after one request; returned after
+/// half a second, for the server to settle.
+fn idle_connections(addr: SocketAddr, count: usize) -> std::io::Result<Vec<TcpStream>> {
+    let mut conns = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut s = connect(addr)?;
+        s.write_all(&[1])?;
         let mut id = [0u8; 8];
-        s.read_exact(&mut id).map_err(io)?;
+        s.read_exact(&mut id)?;
         conns.push(s);
     }
     std::thread::sleep(Duration::from_millis(500));
-    let conns_rss = server.rss_kb();
+    Ok(conns)
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map_or_else(|e| format!("({e})"), |s| s.trim().to_owned())
+}
+
+/// Lock-step N=1 for R rounds, the servers taking turns (the order
+/// alternating each round), then the open-loop phase on each, also in
+/// turns; then the medians, and guid-serve's over the reference's.
+/// `targets`: (name, pid, 64-bit address), guid-serve first.
+fn against_reference(
+    args: &Args,
+    targets: &[(String, Option<u32>, SocketAddr)],
+) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    let (secs, rounds) = (args.seconds, args.rounds.max(1));
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    // lock-step ids/s, and open-loop runs, by target
+    let mut step: Vec<Vec<f64>> = vec![Vec::new(); targets.len()];
+    let mut open: Vec<Vec<OpenLoop>> = (0..targets.len()).map(|_| Vec::new()).collect();
+    let rounds = if targets.len() > 1 { rounds } else { 1 };
     println!();
-    println!("| memory (VmRSS) | kB |");
-    println!("|---|---|");
-    println!("| idle, just started | {idle_rss} |");
-    println!("| after the load above | {busy_rss} |");
-    println!("| with {} idle connections | {conns_rss} |", conns.len());
+    println!("| round | server | lock-step N=1, 64-bit | server CPU | p50 | p99 |");
+    println!("|---|---|---|---|---|---|");
+    for round in 0..rounds {
+        for &t in &order {
+            let (name, pid, addr) = &targets[t];
+            let f = lock_step(*pid, *addr, 8, 1, secs).map_err(io)?;
+            println!(
+                "| {} | {name} | {:.1}k ids/s | {:.0}% | {} |",
+                round + 1,
+                f.ids_per_s / 1e3,
+                f.server_cpu * 100.0,
+                f.extra.replace(", ", " | ")
+            );
+            step[t].push(f.ids_per_s);
+        }
+        order.reverse();
+    }
+    println!();
     println!(
-        "| peak (VmHWM) | {} |",
-        server.status("VmHWM:").unwrap_or(0)
+        "| round | server | open loop: {:.0} requests/s, {} conns, N=1 | answered | p50 | p99 | p999 | max | client's send lag p999 | server CPU |",
+        args.rate, args.open_conns
     );
-    drop(conns);
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for round in 0..rounds {
+        for &t in &order {
+            let (name, pid, addr) = &targets[t];
+            let o = open_loop(*pid, *addr, args.rate, args.open_conns, secs).map_err(io)?;
+            println!(
+                "| {} | {name} | {} sent | {} | {} | {} | {} | {} | {} | {:.0}% |",
+                round + 1,
+                o.sent,
+                o.answered,
+                us(o.pct(0.5)),
+                us(o.pct(0.99)),
+                us(o.pct(0.999)),
+                us(o.max()),
+                us(o.send_lag_p999),
+                o.server_cpu * 100.0
+            );
+            open[t].push(o);
+        }
+        order.reverse();
+    }
+    println!();
+    for (t, (name, ..)) in targets.iter().enumerate() {
+        let med = |f: &dyn Fn(&OpenLoop) -> Duration| {
+            let v: Vec<f64> = open[t].iter().map(|o| f(o).as_secs_f64()).collect();
+            Duration::from_secs_f64(median(&v))
+        };
+        let max = open[t].iter().map(OpenLoop::max).max().unwrap_or_default();
+        println!(
+            "{name}: lock-step N=1 {:.1}k ids/s (median of {}); open loop p50 {} p99 {} p999 {} (medians of {}), max {}",
+            median(&step[t]) / 1e3,
+            step[t].len(),
+            us(med(&|o| o.pct(0.5))),
+            us(med(&|o| o.pct(0.99))),
+            us(med(&|o| o.pct(0.999))),
+            open[t].len(),
+            us(max),
+        );
+    }
+    if targets.len() > 1 {
+        let ratios: Vec<f64> = step[0].iter().zip(&step[1]).map(|(a, b)| a / b).collect();
+        let (lo, hi) = ratios
+            .iter()
+            .fold((f64::MAX, 0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        println!(
+            "ratio: guid-serve / {} lock-step N=1 = {:.3} (medians; each round's {:.3}..{:.3})",
+            targets[1].0,
+            median(&step[0]) / median(&step[1]),
+            lo,
+            hi
+        );
+    }
     Ok(())
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1} µs", d.as_secs_f64() * 1e6)
+}
+
+/// One open-loop run's figures.
+struct OpenLoop {
+    sent: u64,
+    answered: u64,
+    /// Latency of each answered request from its due time, sorted, ns.
+    latencies: Vec<u64>,
+    /// How late the client itself sent (the 99.9th percentile).
+    send_lag_p999: Duration,
+    server_cpu: f64,
+}
+
+impl OpenLoop {
+    fn pct(&self, p: f64) -> Duration {
+        let l = &self.latencies;
+        if l.is_empty() {
+            return Duration::MAX;
+        }
+        Duration::from_nanos(l[((l.len() as f64 * p) as usize).min(l.len() - 1)])
+    }
+
+    fn max(&self) -> Duration {
+        Duration::from_nanos(self.latencies.last().copied().unwrap_or(u64::MAX))
+    }
+}
+
+/// Open loop: request `k` (N=1) is due `k / rate` seconds after the start,
+/// on connection `k % conns`, and is sent then whatever the replies do.
+/// One thread sends and reads: until about 50 µs before the next request
+/// is due it sleeps in `ppoll` on the sockets (reading any reply that
+/// comes), then spins until the request is due. A reply's latency counts
+/// from its request's due time, so a request sent late (the client or the
+/// machine stalled) counts the delay too.
+#[cfg(target_os = "linux")]
+fn open_loop(
+    pid: Option<u32>,
+    addr: SocketAddr,
+    rate: f64,
+    conns: usize,
+    secs: f64,
+) -> std::io::Result<OpenLoop> {
+    use std::os::fd::AsRawFd;
+    const WIDTH: usize = 8;
+    const SPIN: Duration = Duration::from_micros(50);
+    // Sleeps end within a microsecond of when they are asked to, not 50 µs
+    // later (the default slack).
+    // SAFETY: a plain integer argument.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1) };
+    let mut socks = Vec::with_capacity(conns);
+    for _ in 0..conns {
+        let mut s = connect(addr)?;
+        // Served once before the clock starts.
+        s.write_all(&[1])?;
+        s.read_exact(&mut [0u8; WIDTH])?;
+        s.set_nonblocking(true)?;
+        socks.push(s);
+    }
+    let mut fds: Vec<libc::pollfd> = socks
+        .iter()
+        .map(|s| libc::pollfd {
+            fd: s.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let total = (rate * secs) as u64;
+    let due_of = |k: u64| Duration::from_nanos((k as f64 * 1e9 / rate) as u64);
+    let mut latencies = Vec::with_capacity(total as usize);
+    let mut lags = Vec::with_capacity(total as usize);
+    // Replies read on each connection, and bytes of the next one.
+    let (mut got, mut partial) = (vec![0u64; conns], vec![0usize; conns]);
+    let mut buf = [0u8; 4096];
+    let cpu0 = cpu(pid);
+    let start = Instant::now() + Duration::from_millis(1);
+    let give_up = start + Duration::from_secs_f64(secs) + Duration::from_secs(2);
+    let mut k = 0u64;
+    let mut answered = 0u64;
+    loop {
+        let now = Instant::now();
+        let mut wait = Duration::from_millis(1);
+        if k < total {
+            let due = start + due_of(k);
+            if now >= due {
+                let c = (k % conns as u64) as usize;
+                match (&socks[c]).write(&[1]) {
+                    Ok(1) => {}
+                    Ok(_) => return Err(std::io::Error::other("the server closed")),
+                    Err(e) => return Err(e),
+                }
+                lags.push(now - due);
+                k += 1;
+                continue;
+            }
+            wait = (due - now).saturating_sub(SPIN);
+        } else if answered == total || now > give_up {
+            break;
+        }
+        let ts = libc::timespec {
+            tv_sec: wait.as_secs() as libc::time_t,
+            tv_nsec: wait.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: `fds` is valid for its length; a null signal mask.
+        let r = unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                &ts,
+                std::ptr::null(),
+            )
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            continue;
+        }
+        let at = Instant::now();
+        for (c, fd) in fds.iter().enumerate() {
+            if fd.revents == 0 {
+                continue;
+            }
+            loop {
+                match (&socks[c]).read(&mut buf) {
+                    Ok(0) => return Err(std::io::Error::other("the server closed")),
+                    Ok(n) => {
+                        partial[c] += n;
+                        while partial[c] >= WIDTH {
+                            partial[c] -= WIDTH;
+                            let request = got[c] * conns as u64 + c as u64;
+                            let due = start + due_of(request);
+                            latencies.push(at.saturating_duration_since(due).as_nanos() as u64);
+                            got[c] += 1;
+                            answered += 1;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let server_cpu = (cpu(pid) - cpu0).as_secs_f64() / elapsed;
+    latencies.sort_unstable();
+    lags.sort_unstable();
+    let send_lag_p999 = lags
+        .get(((lags.len() as f64 * 0.999) as usize).min(lags.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or_default();
+    Ok(OpenLoop {
+        sent: k,
+        answered,
+        latencies,
+        send_lag_p999,
+        server_cpu,
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_loop(_: Option<u32>, _: SocketAddr, _: f64, _: usize, _: f64) -> std::io::Result<OpenLoop> {
+    Err(std::io::Error::other("the open-loop phase needs Linux"))
 }
 
 /// The phases a comparison runs: (name, 96-bit?, ids per request,
@@ -437,7 +870,7 @@ fn compare(args: &Args, extra: &[String]) -> Result<(), String> {
                     false => (server.flake, 8),
                 };
                 let f = match depth {
-                    0 => lock_step(server, addr, width, n, secs),
+                    0 => lock_step(Some(server.child.id()), addr, width, n, secs),
                     _ => pipelined(server, addr, width, n, depth, conns, secs),
                 }
                 .map_err(io)?;
