@@ -77,6 +77,10 @@ pub enum ClientError {
         #[source]
         last: io::Error,
     },
+    /// A [`Prefetch`](crate::Prefetch)'s thread could not start, or has
+    /// stopped.
+    #[error("prefetching thread: {0}")]
+    Thread(#[source] io::Error),
 }
 
 /// Requests sent at once by [`Client::fill`] before reading the replies.

@@ -25,7 +25,7 @@
 //!
 //! | feature | adds | needs |
 //! |---|---|---|
-//! | (none) | [`Client`], [`protocol`] | |
+//! | (none) | [`Client`], [`Prefetch`] (ids fetched ahead by a thread), [`protocol`] | |
 //! | `session` | `session`: one connection's protocol state without I/O | subtle |
 //! | `server` | `run`, `Config`, `Report`, `Error`: the service, its events through `tracing` and its metrics | tokio, tracing, prometheus-client, `session` |
 //! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary, which prints the events | clap, tracing-subscriber, `server` |
@@ -61,6 +61,7 @@ mod lease;
 mod log;
 #[cfg(feature = "server")]
 mod metrics;
+mod prefetch;
 pub mod protocol;
 #[cfg(feature = "server")]
 mod rlimit;
@@ -80,6 +81,7 @@ pub use crate::client::{Client, ClientError, WireId};
 pub use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
 #[cfg(feature = "server")]
 pub use crate::error::Error;
+pub use crate::prefetch::Prefetch;
 #[cfg(feature = "server")]
 pub use crate::server::run;
 #[cfg(feature = "server")]
