@@ -277,6 +277,7 @@ impl ServeArgs {
                 prefix: self.prefix.clone(),
                 ttl: self.lease_ttl,
             }),
+            release_code_pages: true,
             ..Config::default()
         })
     }

@@ -74,6 +74,11 @@ pub struct Config {
     /// [`Config::node`] (needs the store's feature, `etcd` or `redis`:
     /// without it, the service refuses to start).
     pub lease: Option<LeaseConfig>,
+    /// Unmap the executable's code and read-only data pages once serving
+    /// (`guid serve` only: the executable is its own), so that the
+    /// resident set holds the pages the server goes on to touch rather
+    /// than those of its start.
+    pub(crate) release_code_pages: bool,
 }
 
 impl Config {
@@ -104,6 +109,7 @@ impl Default for Config {
             time: None,
             busy_poll: Duration::ZERO,
             lease: None,
+            release_code_pages: false,
         }
     }
 }

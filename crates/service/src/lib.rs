@@ -42,6 +42,8 @@ mod client;
 #[cfg(feature = "server")]
 mod clock;
 #[cfg(feature = "server")]
+mod code_pages;
+#[cfg(feature = "server")]
 mod config;
 #[cfg(feature = "server")]
 mod connection;

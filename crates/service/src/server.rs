@@ -163,6 +163,13 @@ async fn serve(
             .await
     {
         shared.set_phase(Phase::Serving);
+        if config.release_code_pages {
+            let bytes = crate::code_pages::release();
+            tracing::debug!(
+                bytes,
+                "unmapped the executable's pages of its start: {bytes} bytes of mappings"
+            );
+        }
         server.accept(shutdown).await;
     }
     shared.set_phase(Phase::Stopping);
