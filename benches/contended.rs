@@ -82,7 +82,7 @@ fn contended(c: &mut Criterion) {
         group.bench_function(name("guid_reserved_ticker"), |b| {
             b.iter_custom(|ids| {
                 run(threads, ids, |_| {
-                    let mut ids = ticked.reserved(256);
+                    let ids = ticked.reserved(256);
                     move || ids.l().to_u64()
                 })
             })

@@ -109,17 +109,16 @@ fn fast_time(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
     group.bench_function("guid_g_fast", |b| b.iter(|| black_box(&fast).g()));
     let ticked: Clock = Clock::builder().ticker().build();
     group.bench_function("guid_g_ticker", |b| b.iter(|| black_box(&ticked).g()));
-    let mut reserved = ticked.reserved(256);
+    let reserved = ticked.reserved(256);
     group.bench_function("guid_g_reserved_ticker", |b| {
-        b.iter(|| black_box(&mut reserved).g())
+        b.iter(|| black_box(&reserved).g())
     });
     // Through a thread-local, as a handle per thread is kept.
     thread_local! {
-        static RESERVED: std::cell::RefCell<guid::Reserved<'static>> =
-            std::cell::RefCell::new(TICKED.reserved(256));
+        static RESERVED: guid::Reserved<'static> = TICKED.reserved(256);
     }
     group.bench_function("guid_g_reserved_thread_local", |b| {
-        b.iter(|| RESERVED.with_borrow_mut(|ids| ids.g()))
+        b.iter(|| RESERVED.with(|ids| ids.g()))
     });
     let flake = flake::Clock::builder(wide_layout())
         .node(1)

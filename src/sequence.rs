@@ -21,6 +21,7 @@
 //! state`: the `max` of the forward clock is the inverse clock's `min`.
 
 use std::borrow::Borrow;
+use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -194,6 +195,18 @@ impl<U: Units, X> Core<U, X> {
             return Err(Forked);
         }
         Ok(self.node.load(Relaxed))
+    }
+
+    /// The fork generation the node word belongs to.
+    pub(crate) fn generation(&self) -> u32 {
+        self.forks.load(Acquire)
+    }
+
+    /// Whether this process is of the fork generation `forks`.
+    #[inline]
+    pub(crate) fn in_generation(&self, forks: u32) -> bool {
+        // 0, a wiped word, is never a generation.
+        self.fork_word.load(Relaxed) == forks
     }
 
     /// Gives this process's fork generation the node word `node`.
@@ -574,25 +587,26 @@ impl<G: Generation> Sequence<G> {
         }
     }
 
-    /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node and
-    /// the first state in forward order.
+    /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node,
+    /// the fork generation it belongs to and the first state in forward
+    /// order.
     #[inline]
-    pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u64) {
+    pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u32, u64) {
         let node = self.current_node();
+        let forks = self.core.generation();
         let Ok(first) = self.core.reserve(n) else {
             used_up(self.is_inverse())
         };
         // The mirror is its own inverse.
-        (node, self.core.issued(first))
+        (node, forks, self.core.issued(first))
     }
 
-    /// Whether the forward state `f` may still be handed out from a
-    /// reservation: in the source's unit or later, in the fork generation
-    /// of the node `node`.
-    #[inline]
-    pub(crate) fn current(&self, f: u64, node: u64) -> bool {
-        matches!(self.core.node(), Ok(n) if n == node)
-            && f >> SEQ_BITS >= layout::tick(self.core.source().now())
+    /// Whether the forward state `f`, reserved in the fork generation
+    /// `forks`, may still be handed out: this process is of that
+    /// generation, and `f` is in the source's unit or later.
+    #[inline(always)]
+    pub(crate) fn current(&self, f: u64, forks: u32) -> bool {
+        self.core.in_generation(forks) && f >> SEQ_BITS >= layout::tick(self.core.source().now())
     }
 
     /// The state a clock issues for the forward state `f`.
@@ -878,7 +892,8 @@ macro_rules! clock_methods {
         }
 
         /// Ids of a [`Clock`] handed out from blocks reserved at once, for
-        /// one thread at a time: made by [`Clock::reserved`].
+        /// one thread at a time (it is `Send`, not `Sync`; keep one in a
+        /// `thread_local!`): made by [`Clock::reserved`].
         ///
         /// Each block is taken from the clock with one atomic
         /// read-modify-write, and ids are handed out from it with a load of
@@ -899,7 +914,7 @@ macro_rules! clock_methods {
         /// ```
         /// use guid::Clock;
         /// let clock = Clock::builder().ticker().build();
-        /// let mut ids = clock.reserved(64);
+        /// let ids = clock.reserved(64);
         /// let (a, b) = (ids.g(), ids.g());
         /// assert!(a < b);
         /// assert_ne!(clock.g(), a);
@@ -912,7 +927,7 @@ macro_rules! clock_methods {
         impl Reserved<'_> {
             /// A new global id.
             #[inline]
-            pub fn g(&mut self) -> $guid {
+            pub fn g(&self) -> $guid {
                 let seq = &self.clock.seq;
                 let (node, state) = self.cursor.next(seq);
                 $crate::id::sealed::Layout::from_state(seq.drift().code(), node, state)
@@ -920,7 +935,7 @@ macro_rules! clock_methods {
 
             /// A new local id.
             #[inline]
-            pub fn l(&mut self) -> $local {
+            pub fn l(&self) -> $local {
                 let seq = &self.clock.seq;
                 let (_, state) = self.cursor.next(seq);
                 $crate::id::sealed::Layout::from_state(seq.drift().code(), 0, state)
@@ -939,12 +954,14 @@ macro_rules! clock_methods {
 }
 
 /// Where a [`Reserved`](crate::Reserved) handle stands in its block: the
-/// node and the forward states `next..end` left.
+/// node, the fork generation it belongs to and the forward states
+/// `next..end` left. Cells: a handle is for one thread at a time.
 #[derive(Debug)]
 pub(crate) struct Cursor {
-    node: u64,
-    next: u64,
-    end: u64,
+    node: Cell<u64>,
+    forks: Cell<u32>,
+    next: Cell<u64>,
+    end: Cell<u64>,
     block: u64,
 }
 
@@ -952,30 +969,34 @@ impl Cursor {
     /// An empty cursor that reserves `block` states at a time.
     pub(crate) fn new(block: u16) -> Cursor {
         Cursor {
-            node: 0,
-            next: 0,
-            end: 0,
+            node: Cell::new(0),
+            forks: Cell::new(0),
+            next: Cell::new(0),
+            end: Cell::new(0),
             block: u64::from(block).clamp(1, SEQ_MAX + 1),
         }
     }
 
     /// The node and the state of the next id, from the block if it is
     /// still current, else from a new one.
-    #[inline]
-    pub(crate) fn next<G: Generation>(&mut self, seq: &Sequence<G>) -> (u64, u64) {
-        let f = self.next;
-        if f < self.end && seq.current(f, self.node) {
-            self.next = f + 1;
-            return (self.node, seq.issued(f));
+    #[inline(always)]
+    pub(crate) fn next<G: Generation>(&self, seq: &Sequence<G>) -> (u64, u64) {
+        let f = self.next.get();
+        if f < self.end.get() && seq.current(f, self.forks.get()) {
+            self.next.set(f + 1);
+            return (self.node.get(), seq.issued(f));
         }
         self.refill(seq)
     }
 
     #[cold]
     #[inline(never)]
-    fn refill<G: Generation>(&mut self, seq: &Sequence<G>) -> (u64, u64) {
-        let (node, first) = seq.reserve_forward(self.block);
-        (self.node, self.next, self.end) = (node, first + 1, first + self.block);
+    fn refill<G: Generation>(&self, seq: &Sequence<G>) -> (u64, u64) {
+        let (node, forks, first) = seq.reserve_forward(self.block);
+        self.node.set(node);
+        self.forks.set(forks);
+        self.next.set(first + 1);
+        self.end.set(first + self.block);
         (node, seq.issued(first))
     }
 }

@@ -115,7 +115,7 @@ impl Ticker {
     }
 
     /// The latest reading, Unix ns (the same as [`TimeSource::now`]).
-    #[inline]
+    #[inline(always)]
     pub fn now_ns(&self) -> u64 {
         self.0.read()
     }
@@ -152,14 +152,14 @@ impl fmt::Debug for Ticker {
 
 impl Inner {
     /// The published word, if this process's thread published it.
-    #[inline]
+    #[inline(always)]
     fn published(&self) -> Option<u64> {
         let word = self.word.0.load(Acquire);
         let ours = self.forks.load(Relaxed) == self.fork_word.load(Relaxed);
         (word & LIVE != 0 && ours).then_some(word)
     }
 
-    #[inline]
+    #[inline(always)]
     fn read(self: &Arc<Self>) -> u64 {
         match self.published() {
             Some(word) => {

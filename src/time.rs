@@ -190,7 +190,7 @@ impl std::fmt::Debug for Source {
 
 impl Source {
     /// Unix nanoseconds.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn now(&self) -> u64 {
         match self {
             Source::Wall => WallClock.now(),

@@ -121,10 +121,10 @@ fn in_a_child(child: impl FnOnce() -> Vec<u8>) -> Vec<u8> {
 #[test]
 fn a_forked_child_reads_fresh_time_and_ticks_on_its_own() {
     let clock = Clock::builder().ticker().build();
-    let mut handle = clock.reserved(1024);
+    let handle = clock.reserved(1024);
     let before_fork = handle.g();
     eventually("ticking", || Ticker::wall().is_ticking());
-    let ids = |handle: &mut guid::Reserved<'_>| -> Vec<Guid> {
+    let ids = |handle: &guid::Reserved<'_>| -> Vec<Guid> {
         (0..20_000)
             .map(|i| if i % 2 == 0 { handle.g() } else { clock.g() })
             .collect()
@@ -141,10 +141,10 @@ fn a_forked_child_reads_fresh_time_and_ticks_on_its_own() {
             Ticker::wall().is_ticking()
         });
         let mut out = vec![u8::from(fresh), u8::from(ticking)];
-        out.extend(ids(&mut handle).iter().flat_map(|g| g.to_bytes()));
+        out.extend(ids(&handle).iter().flat_map(|g| g.to_bytes()));
         out
     });
-    let parent = ids(&mut handle);
+    let parent = ids(&handle);
     assert_eq!(child[..2], [1, 1], "[fresh first id, a ticker of its own]");
     let mine: HashSet<Guid> = parent.iter().copied().chain([before_fork]).collect();
     let theirs: Vec<Guid> = child[2..]
@@ -179,8 +179,8 @@ fn handles_and_their_clock_never_share_an_id() {
             .map(|t| {
                 let (clock, v3) = (&clock, &v3);
                 s.spawn(move || {
-                    let mut handle = clock.reserved(1 << (t % 8 * 2));
-                    let mut handle_v3 = v3.reserved(100);
+                    let handle = clock.reserved(1 << (t % 8 * 2));
+                    let handle_v3 = v3.reserved(100);
                     let mine: Vec<Guid> = (0..50_000).map(|_| handle.g()).collect();
                     let v3s: Vec<v3::Guid> = (0..10_000).map(|_| handle_v3.g()).collect();
                     let shared: Vec<Guid> = (0..5_000).map(|_| clock.g()).collect();
@@ -240,7 +240,7 @@ proptest! {
         let time = MockTime::new(T0);
         let builder = Clock::builder().time(time.clone());
         let clock = if inverse { builder.inverse() } else { builder }.build();
-        let mut handles: Vec<_> = blocks.iter().map(|&b| clock.reserved(b)).collect();
+        let handles: Vec<_> = blocks.iter().map(|&b| clock.reserved(b)).collect();
         let mut of_handle: Vec<Vec<Guid>> = vec![Vec::new(); 3];
         let mut all = Vec::new();
         for step in steps {
