@@ -45,8 +45,8 @@ impl Generation for V2 {
 /// `u64::MAX - now`, takes the `min` and counts down, so its ids strictly
 /// decrease.
 ///
-/// The clock is aligned to a 64-byte cache line, so its state shares the
-/// line with nothing else that threads write.
+/// The clock is two 64-byte cache lines: its state word alone on one, and
+/// what every id reads on the other, which no id writes.
 ///
 /// This table is one state machine that every clock of the crate runs:
 /// [`v3::Clock`](crate::v3::Clock) runs it as it is, and the

@@ -30,18 +30,22 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fork;
 use crate::health::{Health, Watch};
 use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK, TICK_SHIFT};
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64};
 use crate::time::{Source, unix_nanos};
 
 /// The last state of the tick range: tick `2^47 - 1`, sequence `2^14 - 1`
 /// (the year 2554).
 const MAX_STATE: u64 = TICK_MASK << SEQ_BITS | SEQ_MAX;
 
-/// How far below the end of the range the state must be for ids to be
-/// taken with `fetch_add`, which cannot refuse: the batches in flight at
-/// once would need this many ids of memory (at least 128 TiB) to run over
-/// it. Nearer the end, a CAS takes the ids or refuses and leaves the
-/// state as it was.
+/// The most ids one `fetch_add` takes, and half the room it needs before
+/// the end of the range, which it cannot check first: the calls that read
+/// "far from the end" before one of them saw otherwise can take no more
+/// than this between them (their ids would fill 128 TiB of memory), so the
+/// state never runs past the end that way. Nearer the end a load and a CAS
+/// take the ids or refuse, leaving the state as it was. (A source jumping
+/// to within `2 * FAST_ROOM` states of the end while such calls are in
+/// flight may see the clock used up that many states early: never a
+/// repeat.)
 const FAST_ROOM: u64 = 1 << 44;
 
 /// The longest single nap of a clock that waits for its source.
@@ -56,7 +60,8 @@ pub(crate) trait Units {
     /// clock) leaves the mirror out of its machine at compile time.
     const CAN_INVERT: bool;
     /// Where the machine keeps its [`Watch`]: in a box of its own where the
-    /// clock must fit one cache line, or inline, a load nearer.
+    /// clock's read-mostly fields must fit one cache line, or inline, a
+    /// load nearer.
     type WatchSlot: Borrow<Watch> + From<Watch>;
     /// Bits of the sequence, below the unit.
     fn seq_bits(&self) -> u32;
@@ -98,7 +103,10 @@ pub(crate) struct Core<U: Units, X = ()> {
     /// The forward state after the last id: `unit << S | seq`. An inverse
     /// clock issues its mirror; `u64::MAX` (one below 0) is a fresh
     /// inverse clock, whose first state may be 0.
-    state: AtomicU64,
+    state: StateLine,
+    /// Whether the state is known to be far from the end of the range
+    /// ([`FAST_ROOM`]): ids are taken with `fetch_add` while it is.
+    far: AtomicBool,
     source: Source,
     /// The latest source unit seen and the rare events, on a line of their
     /// own: read by every id, written once per unit or per event.
@@ -114,6 +122,18 @@ pub(crate) struct Core<U: Units, X = ()> {
     units: U,
     /// The clock's own fields.
     pub(crate) own: X,
+}
+
+/// The state word, alone on its cache line: every id writes it, and the
+/// fields every id reads stay on lines no id writes.
+#[repr(align(64))]
+struct StateLine(AtomicU64);
+
+impl std::ops::Deref for StateLine {
+    type Target = AtomicU64;
+    fn deref(&self) -> &AtomicU64 {
+        &self.0
+    }
 }
 
 /// The next step of [`Core::reserve`], in forward states.
@@ -146,8 +166,13 @@ impl<U: Units, X> Core<U, X> {
         let saved = restore.map(|s| if inverse { max - s } else { s });
         let fresh = if inverse { u64::MAX } else { 0 };
         let state = bound.max(saved).unwrap_or(fresh);
+        // A fresh inverse clock's `u64::MAX` is one below 0: far. A range
+        // shorter than the room is never far.
+        let far = units.max_state() > 2 * FAST_ROOM
+            && state.wrapping_add(1) <= units.max_state() - (2 * FAST_ROOM - 1);
         Core {
-            state: AtomicU64::new(state),
+            state: StateLine(AtomicU64::new(state)),
+            far: AtomicBool::new(far),
             source,
             watch: Watch::new(not_before.unwrap_or(0)).into(),
             node: AtomicU64::new(node),
@@ -222,7 +247,14 @@ impl<U: Units, X> Core<U, X> {
     /// The state after the last id, as the clock issues it (for a fresh
     /// inverse clock, one past the range).
     pub(crate) fn last(&self) -> u64 {
-        self.issued(self.state.load(Relaxed))
+        let (state, max) = (self.state.load(Relaxed), self.units.max_state());
+        // Past the end only when used up by a `fetch_add` (or a fresh
+        // inverse clock's `u64::MAX`, kept).
+        self.issued(if state > max && state != u64::MAX {
+            max
+        } else {
+            state
+        })
     }
 
     /// The start of the unit of the last id (or of the not-before bound),
@@ -260,17 +292,16 @@ impl<U: Units, X> Core<U, X> {
             let seen = self.watch().seen();
             let now = self.units.unit_of(self.source.now());
             self.watch().observe(seen, now);
-            let mut cur = self.state.load(Relaxed);
             // The common case under load: the state is at or past the
             // source's unit, so the ids are the next `n` states whatever
-            // other threads take meanwhile: one `fetch_add`, which never
-            // retries, where a CAS would fail on every race.
-            if cur <= self.units.max_state().saturating_sub(FAST_ROOM)
-                && n <= FAST_ROOM
-                && cur >> s >= now
-            {
-                return Ok(self.take(n, now));
-            }
+            // other threads take meanwhile. One `fetch_add`, with no load
+            // before it: the state's line changes hands once an id, where a
+            // load and a CAS take it twice and the CAS fails on every race.
+            let mut cur = match self.speculate(n, now) {
+                Ok(first) => return Ok(first),
+                Err(Some(cur)) => cur,
+                Err(None) => self.state.load(Relaxed),
+            };
             loop {
                 let (first, last) = match self.plan(cur, now, seen, n) {
                     Plan::Issue { first, last } => (first, last),
@@ -284,6 +315,9 @@ impl<U: Units, X> Core<U, X> {
                         break;
                     }
                 };
+                if last > self.far_end() && self.far.load(Relaxed) {
+                    self.far.store(false, Relaxed);
+                }
                 match self
                     .state
                     .compare_exchange_weak(cur, last, Relaxed, Relaxed)
@@ -300,22 +334,43 @@ impl<U: Units, X> Core<U, X> {
         }
     }
 
-    /// Takes the next `n` states with one `fetch_add`, the state known to
-    /// be at or past the source's unit `now` (so no id is older than it).
+    /// The last state `fetch_add` may take from (see [`FAST_ROOM`]).
     #[inline]
-    fn take(&self, n: u64, now: u64) -> u64 {
+    fn far_end(&self) -> u64 {
+        self.units.max_state().saturating_sub(2 * FAST_ROOM)
+    }
+
+    /// Takes the next `n` states with one `fetch_add`, if the state is far
+    /// from the end of the range: the first as issued if they are at or
+    /// past the source's unit `now`; else `Err(Some(state))`, the states
+    /// taken lost (behind the time, a fresh inverse clock's wrap), or
+    /// `Err(None)` when it did not try.
+    #[inline]
+    fn speculate(&self, n: u64, now: u64) -> core::result::Result<u64, Option<u64>> {
+        if n > FAST_ROOM || !self.far.load(Relaxed) {
+            return Err(None);
+        }
         let s = self.units.seq_bits();
         let prev = self.state.fetch_add(n, Relaxed);
-        let (first, last) = (prev + 1, prev + n);
-        // `FAST_ROOM` keeps `last` within the range.
-        debug_assert!(last <= self.units.max_state());
+        let (first, last) = (prev.wrapping_add(1), prev.wrapping_add(n));
+        if prev > self.far_end() {
+            // Near the end (or a fresh inverse clock's `u64::MAX`): the
+            // exact path from here on.
+            self.far.store(false, Relaxed);
+            if prev <= self.units.max_state() && last > self.units.max_state() {
+                return Err(Some(last)); // past the end: the plan refuses
+            }
+        }
+        if prev > self.units.max_state() || first >> s < now {
+            return Err(Some(last));
+        }
         if last >> s > now {
             self.ran_ahead(prev, now, last >> s);
             if let Some(lead) = self.units.max_lead() {
                 self.await_lead(first >> s, last >> s, lead);
             }
         }
-        self.issued(first)
+        Ok(self.issued(first))
     }
 
     /// Waits until ids of the units `first..=last`, already taken, are
@@ -459,7 +514,7 @@ pub(crate) trait Generation: Default {
 /// Every 96-bit generation's units: compile-time constants.
 impl<G: Generation> Units for G {
     const CAN_INVERT: bool = true;
-    /// Boxed: the clock is one cache line.
+    /// Boxed: the clock's read-mostly fields fit one cache line.
     type WatchSlot = Box<Watch>;
 
     #[inline]
@@ -495,8 +550,8 @@ impl<G: Generation> Units for G {
 
 /// A 96-bit clock's state machine, drift and node policy.
 ///
-/// Aligned to a 64-byte cache line, so its state shares the line with
-/// nothing else that threads write.
+/// Two 64-byte cache lines: the state word alone, and the fields every id
+/// reads.
 #[repr(align(64))]
 pub(crate) struct Sequence<G: Generation> {
     core: Core<G, Own<G::Drift>>,
@@ -776,9 +831,9 @@ impl Settings {
 /// `$node` the type of its node.
 macro_rules! clock_methods {
     (guid: $guid:ty, local: $local:ty, node: $node:ty, drift: $drift:ty, debug: $debug:literal) => {
-        // One cache line: the state word and what every id reads.
+        // Two cache lines: the state word, and what every id reads.
         #[cfg(not(loom))]
-        const _: () = assert!(size_of::<Clock>() == 64);
+        const _: () = assert!(size_of::<Clock>() == 128);
 
         impl Clock {
             /// A clock with a random node id, the default drift and the
