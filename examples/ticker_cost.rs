@@ -66,7 +66,9 @@ fn main() {
     clock.g();
     println!(
         "load: {}",
-        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     println!("ticker period {:?}, {secs} s a phase", ticker.period());
     println!();
