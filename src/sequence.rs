@@ -642,6 +642,43 @@ impl<G: Generation> Sequence<G> {
         }
     }
 
+    /// Fills `ids` with the global ids of consecutive states, as
+    /// [`Sequence::fill`] with `from_state`. While the states' low bits
+    /// (the tick within its window, and the sequence: what the node does
+    /// not split) do not wrap, consecutive states are consecutive values
+    /// of the id too, so one id is packed and the others counted from it.
+    #[inline]
+    pub(crate) fn fill_global<T: crate::id::sealed::Layout + crate::Id>(
+        &self,
+        ids: &mut [T],
+        code: u8,
+    ) {
+        let node = self.current_node();
+        let n = ids.len() as u64;
+        if n == 0 {
+            return;
+        }
+        let Ok(first) = self.core.reserve(n) else {
+            used_up(self.is_inverse())
+        };
+        let inverse = self.is_inverse();
+        let low = (1u64 << (SEQ_BITS + T::window(code))) - 1;
+        let counted = match inverse {
+            true => first & low >= n - 1,
+            false => (first & low) + (n - 1) <= low,
+        };
+        if !counted {
+            for (i, id) in (0..n).zip(ids) {
+                *id = T::from_state(code, node, if inverse { first - i } else { first + i });
+            }
+            return;
+        }
+        let p = T::from_state(code, node, first).payload();
+        for (i, id) in (0..u128::from(n)).zip(ids) {
+            *id = T::from_payload(if inverse { p - i } else { p + i });
+        }
+    }
+
     /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node,
     /// the fork generation it belongs to and the first state in forward
     /// order.
@@ -897,10 +934,7 @@ macro_rules! clock_methods {
             /// Fills `ids` with consecutive global ids from one read of the
             /// time.
             pub fn fill(&self, ids: &mut [$guid]) {
-                let drift = self.seq.drift();
-                self.seq.fill(ids, |node, state| {
-                    $crate::id::sealed::Layout::from_state(drift.code(), node, state)
-                });
+                self.seq.fill_global(ids, self.seq.drift().code());
             }
 
             /// Fills `ids` with consecutive local ids from one read of the

@@ -436,3 +436,39 @@ fn the_time_source_is_chosen_explicitly() {
         .unwrap();
     assert!(format!("{flake:?}").contains("source: custom"));
 }
+
+/// A batch is the ids its clock would issue one by one, for every drift,
+/// forward and inverse, whether or not its states cross the edge of a
+/// drift window (where the tick's low bits wrap under the node).
+#[test]
+fn a_batch_equals_the_ids_issued_one_by_one_across_window_edges() {
+    for code in 1..=7u8 {
+        let drift = Drift::try_from(code).unwrap();
+        // Bits of the tick below the node.
+        let window = (drift.window().as_nanos() as u64 / TICK).trailing_zeros();
+        for inverse in [false, true] {
+            // The last tick of a window forward, the first one inverse (its
+            // mirror), and a tick inside one.
+            let edge = (T0 / TICK >> window << window) + (1 << window);
+            let ticks = [edge - 1, edge, edge + 5];
+            for tick in ticks {
+                let time = MockTime::new(tick * TICK);
+                let build = || {
+                    let b = Clock::builder()
+                        .node(0x0a0b_0c0d)
+                        .drift(drift)
+                        .time(time.clone());
+                    if inverse { b.inverse() } else { b }.build()
+                };
+                let (batched, single) = (build(), build());
+                let mut batch = vec![Guid::default(); 20_000];
+                batched.fill(&mut batch);
+                let one_by_one: Vec<Guid> = (0..batch.len()).map(|_| single.g()).collect();
+                assert_eq!(
+                    batch, one_by_one,
+                    "drift {code}, inverse {inverse}, tick {tick}"
+                );
+            }
+        }
+    }
+}
