@@ -673,9 +673,17 @@ impl<G: Generation> Sequence<G> {
             }
             return;
         }
-        let p = T::from_state(code, node, first).payload();
-        for (i, id) in (0..u128::from(n)).zip(ids) {
-            *id = T::from_payload(if inverse { p - i } else { p + i });
+        let mut p = T::from_state(code, node, first).payload();
+        if inverse {
+            for id in ids {
+                *id = T::from_payload(p);
+                p -= 1;
+            }
+        } else {
+            for id in ids {
+                *id = T::from_payload(p);
+                p += 1;
+            }
         }
     }
 
