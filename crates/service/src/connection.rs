@@ -23,6 +23,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use guid::{Guid, v3};
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -323,11 +324,16 @@ pub(crate) async fn serve(
                 continue;
             }
         }
-        match stream.try_read(conn.session.space()) {
+        let space = conn.session.space();
+        let room = space.len();
+        match stream.try_read(space) {
             Ok(0) => break End::Client,
             Ok(n) => {
                 conn.session.filled(n);
                 last_active = Instant::now();
+                if n < room {
+                    drained(&stream);
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(_) => break End::Io,
@@ -348,6 +354,19 @@ pub(crate) async fn serve(
         End::Fault => Closed::Fault,
         #[cfg(feature = "lease")]
         End::Lease => Closed::Lease,
+    });
+}
+
+/// Marks the socket as having nothing more to read, after a read that
+/// returned less than it asked for: on a stream socket that read emptied
+/// the receive buffer (epoll(7)), so the next wait for input need not
+/// first read again to be told `EAGAIN`. Bytes that arrive after the read
+/// raise a new edge-triggered event, and an end of input seen already is
+/// kept, so nothing is missed. A lock-step request then costs the server
+/// three system calls (the wait, the read, the reply) instead of four.
+fn drained(stream: &TcpStream) {
+    let _ = stream.try_io(Interest::READABLE, || {
+        Err::<(), _>(io::ErrorKind::WouldBlock.into())
     });
 }
 
