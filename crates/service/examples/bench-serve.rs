@@ -510,6 +510,9 @@ fn run(args: &Args) -> Result<(), String> {
 
     let conns = idle_connections(server.flake, args.idle_conns).map_err(io)?;
     let conns_rss = server.rss_kb();
+    // Read while the connections are open: the kernel updates the peak
+    // lazily, so a later reading may miss them.
+    let peak = server.status("VmHWM:").unwrap_or(0);
     println!();
     println!("| memory (VmRSS) | guid-serve, kB | reference, kB |");
     println!("|---|---|---|");
@@ -535,10 +538,7 @@ fn run(args: &Args) -> Result<(), String> {
         args.idle_conns,
         of_reference(reference_conns_rss)
     );
-    println!(
-        "| peak (VmHWM) | {} | |",
-        server.status("VmHWM:").unwrap_or(0)
-    );
+    println!("| peak (VmHWM) | {peak} | |");
     println!();
     println!("load average at the end: {}", loadavg());
     Ok(())
