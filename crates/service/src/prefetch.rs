@@ -47,7 +47,9 @@ const SPARES: usize = 8;
 ///
 /// To share the buffer between threads, [`Clone`] the handle: every clone
 /// takes batches from the same buffer and hands them out on its own. The
-/// thread stops when the last handle is dropped.
+/// thread stops when the last handle is dropped; the drop waits for a
+/// fetch in flight, which a server that stopped answering bounds by the
+/// client's timeout for each of its retries.
 ///
 /// When fetching fails (the client's retry budget spent), the ids already
 /// buffered are still handed out; then calls return the error
