@@ -449,7 +449,7 @@ fn a_batch_equals_the_ids_issued_one_by_one_across_window_edges() {
         for inverse in [false, true] {
             // The last tick of a window forward, the first one inverse (its
             // mirror), and a tick inside one.
-            let edge = (T0 / TICK >> window << window) + (1 << window);
+            let edge = ((T0 / TICK) >> window << window) + (1 << window);
             let ticks = [edge - 1, edge, edge + 5];
             for tick in ticks {
                 let time = MockTime::new(tick * TICK);
