@@ -617,10 +617,27 @@ impl<G: Generation> Sequence<G> {
     /// The node and the state of one new id.
     #[inline]
     pub(crate) fn next(&self) -> (u64, u64) {
+        self.take(1)
+    }
+
+    /// The node and the first of `n >= 1` consecutive states, as the clock
+    /// issues them.
+    #[inline]
+    fn take(&self, n: u64) -> (u64, u64) {
         let node = self.current_node();
-        match self.core.reserve(1) {
-            Ok(state) => (node, state),
+        match self.core.reserve(n) {
+            Ok(first) => (node, first),
             Err(_) => used_up(self.is_inverse()),
+        }
+    }
+
+    /// Fills `ids` with `make(node, state)` of the states from `first` on
+    /// (down, inverse).
+    #[inline]
+    fn spread<T>(&self, ids: &mut [T], node: u64, first: u64, make: impl Fn(u64, u64) -> T) {
+        let inverse = self.is_inverse();
+        for (i, id) in (0..).zip(ids) {
+            *id = make(node, if inverse { first - i } else { first + i });
         }
     }
 
@@ -628,18 +645,11 @@ impl<G: Generation> Sequence<G> {
     /// states reserved with one read of the time.
     #[inline]
     pub(crate) fn fill<T>(&self, ids: &mut [T], make: impl Fn(u64, u64) -> T) {
-        let node = self.current_node();
-        let n = ids.len() as u64;
-        if n == 0 {
+        if ids.is_empty() {
             return;
         }
-        let Ok(first) = self.core.reserve(n) else {
-            used_up(self.is_inverse())
-        };
-        let inverse = self.is_inverse();
-        for (i, id) in (0..n).zip(ids) {
-            *id = make(node, if inverse { first - i } else { first + i });
-        }
+        let (node, first) = self.take(ids.len() as u64);
+        self.spread(ids, node, first, make);
     }
 
     /// Fills `ids` with the global ids of consecutive states, as
@@ -653,14 +663,11 @@ impl<G: Generation> Sequence<G> {
         ids: &mut [T],
         code: u8,
     ) {
-        let node = self.current_node();
-        let n = ids.len() as u64;
-        if n == 0 {
+        if ids.is_empty() {
             return;
         }
-        let Ok(first) = self.core.reserve(n) else {
-            used_up(self.is_inverse())
-        };
+        let n = ids.len() as u64;
+        let (node, first) = self.take(n);
         let inverse = self.is_inverse();
         let low = (1u64 << (SEQ_BITS + T::window(code))) - 1;
         let counted = match inverse {
@@ -668,10 +675,9 @@ impl<G: Generation> Sequence<G> {
             false => (first & low) + (n - 1) <= low,
         };
         if !counted {
-            for (i, id) in (0..n).zip(ids) {
-                *id = T::from_state(code, node, if inverse { first - i } else { first + i });
-            }
-            return;
+            return self.spread(ids, node, first, |node, state| {
+                T::from_state(code, node, state)
+            });
         }
         let mut p = T::from_state(code, node, first).payload();
         if inverse {
@@ -692,11 +698,9 @@ impl<G: Generation> Sequence<G> {
     /// order.
     #[inline]
     pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u32, u64) {
-        let node = self.current_node();
+        let (node, first) = self.take(n);
+        // The generation `take` found or renoded the node in.
         let forks = self.core.generation();
-        let Ok(first) = self.core.reserve(n) else {
-            used_up(self.is_inverse())
-        };
         // The mirror is its own inverse.
         (node, forks, self.core.issued(first))
     }
