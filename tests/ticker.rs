@@ -6,16 +6,11 @@
 mod common;
 
 use std::collections::HashSet;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::{SplitMix, T0, TICK, assert_strict, duplicates, with_a_wild_source};
 use guid::{Clock, Guid, Id, MockTime, Ticker, TimeSource, WallClock, flake, unix_nanos, v3};
 use proptest::prelude::*;
-
-/// One fork at a time, and no other test of this file mid-way in the
-/// child: the child must not inherit a lock held by another thread.
-static FORK: Mutex<()> = Mutex::new(());
 
 fn eventually(what: &str, mut f: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -81,39 +76,6 @@ fn after_a_long_idle_the_ticker_parks_and_the_next_id_is_fresh() {
     eventually("ticking again", || ticker.is_ticking());
 }
 
-/// Runs `child` in a forked child (the ticker running in the parent) and
-/// returns what it wrote to its pipe.
-fn in_a_child(child: impl FnOnce() -> Vec<u8>) -> Vec<u8> {
-    let _one = FORK.lock().unwrap_or_else(|e| e.into_inner());
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let [read, write] = fds;
-    // SAFETY: the child computes, writes to its pipe and `_exit`s.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        let out = child();
-        // SAFETY: `out` is valid for its length; then leave without the
-        // parent's destructors.
-        unsafe {
-            libc::write(write, out.as_ptr().cast(), out.len());
-            libc::_exit(0);
-        }
-    }
-    // SAFETY: closing our copy of the write end.
-    unsafe { libc::close(write) };
-    let bytes = common::read_to_end(read);
-    let mut status = 0;
-    // SAFETY: `pid` is our child; then reading the status waitpid filled.
-    unsafe {
-        assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
-        libc::close(read);
-        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
-    }
-    bytes
-}
-
 /// A fork with the wall ticker running: the child's first id is not made
 /// from the parent's last reading (the copy of the thread does not exist
 /// there), the child gets a ticker thread of its own, and it repeats none
@@ -129,22 +91,24 @@ fn a_forked_child_reads_fresh_time_and_ticks_on_its_own() {
             .map(|i| if i % 2 == 0 { handle.g() } else { clock.g() })
             .collect()
     };
-    let child = in_a_child(|| {
-        // Past the parent's last reading: a fresh one must be taken.
-        std::thread::sleep(Duration::from_millis(5));
-        let before = unix_nanos(std::time::SystemTime::now());
-        let first = clock.g();
-        let fresh = first.time() >= tick_floor(before);
-        let ticking = (0..30_000).any(|_| {
-            std::thread::sleep(Duration::from_millis(1));
-            clock.g();
-            Ticker::wall().is_ticking()
-        });
-        let mut out = vec![u8::from(fresh), u8::from(ticking)];
-        out.extend(ids(&handle).iter().flat_map(|g| g.to_bytes()));
-        out
-    });
-    let parent = ids(&handle);
+    let (child, parent) = common::fork_with(
+        || {
+            // Past the parent's last reading: a fresh one must be taken.
+            std::thread::sleep(Duration::from_millis(5));
+            let before = unix_nanos(std::time::SystemTime::now());
+            let first = clock.g();
+            let fresh = first.time() >= tick_floor(before);
+            let ticking = (0..30_000).any(|_| {
+                std::thread::sleep(Duration::from_millis(1));
+                clock.g();
+                Ticker::wall().is_ticking()
+            });
+            let mut out = vec![u8::from(fresh), u8::from(ticking)];
+            out.extend(ids(&handle).iter().flat_map(|g| g.to_bytes()));
+            out
+        },
+        || ids(&handle),
+    );
     assert_eq!(child[..2], [1, 1], "[fresh first id, a ticker of its own]");
     let mine: HashSet<Guid> = parent.iter().copied().chain([before_fork]).collect();
     let theirs: Vec<Guid> = child[2..]

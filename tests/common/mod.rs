@@ -146,3 +146,55 @@ pub fn read_to_end(fd: libc::c_int) -> Vec<u8> {
         bytes.extend_from_slice(&buf[..n as usize]);
     }
 }
+
+/// One fork at a time: the child must not inherit a lock another test of
+/// the file holds mid-way.
+#[cfg(unix)]
+static FORK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[cfg(unix)]
+/// Runs `child` in a forked child and returns the bytes it wrote, while
+/// the parent runs `parent`.
+pub fn fork_with<T>(child: impl FnOnce() -> Vec<u8>, parent: impl FnOnce() -> T) -> (Vec<u8>, T) {
+    let _one = FORK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let [read, write] = fds;
+    // SAFETY: the child only computes, writes to its pipe and `_exit`s.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        // SAFETY: closing our copy of the read end.
+        unsafe { libc::close(read) };
+        let out = child();
+        let mut rest = &out[..];
+        while !rest.is_empty() {
+            // SAFETY: `rest` is valid for its length.
+            let n = unsafe { libc::write(write, rest.as_ptr().cast(), rest.len()) };
+            if n <= 0 {
+                // SAFETY: leaving the child without running the parent's destructors.
+                unsafe { libc::_exit(2) };
+            }
+            rest = &rest[n as usize..];
+        }
+        // SAFETY: as above.
+        unsafe { libc::_exit(0) };
+    }
+    // SAFETY: closing our copy of the write end.
+    unsafe { libc::close(write) };
+    let theirs = parent();
+    let bytes = read_to_end(read);
+    let mut status = 0;
+    // SAFETY: `pid` is our child.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    // SAFETY: reading the status waitpid filled.
+    unsafe {
+        libc::close(read);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "child status {status}"
+        );
+    }
+    (bytes, theirs)
+}
