@@ -5,14 +5,15 @@ mod common;
 #[path = "../../etcd/tests/support/mod.rs"]
 mod support;
 
-use std::collections::BTreeSet;
-use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, Server, ask, eventually, http_get, raw, scrape, shifted_clock};
+use common::{
+    ChildServer, Server, eventually, fetch, http_get, nodes, raw, scrape, shifted_clock, try_ask,
+};
 use guid::flake::Layout;
 use kguid_service::{Config, LeaseConfig, LeaseStore};
 use serde_json::json;
@@ -22,19 +23,6 @@ use support::b64;
 /// at `endpoint`, with a 2 s TTL.
 fn lease_args<'a>(endpoint: &'a str, prefix: &'a str) -> [&'a str; 6] {
     ["--etcd", endpoint, "--prefix", prefix, "--lease-ttl", "2s"]
-}
-
-/// Ids from 20 requests of 255 on one connection.
-fn fetch(addr: SocketAddr) -> Vec<u64> {
-    let mut s = raw(addr);
-    (0..20).flat_map(|_| ask(&mut s, 255)).collect()
-}
-
-/// The node ids the ids carry.
-fn nodes(ids: &[u64]) -> BTreeSet<u64> {
-    ids.iter()
-        .map(|&id| Layout::NOEQD.decompose(id).expect("id decodes").node)
-        .collect()
 }
 
 /// Two servers on one prefix lease distinct node ids and issue distinct
@@ -91,29 +79,6 @@ async fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
         all.len()
     );
     drop((b, c));
-}
-
-/// One request of `n` ids on a new connection: `None` if the server closes
-/// it without a byte (a refusal).
-fn try_ask(addr: SocketAddr, n: u8) -> Option<Vec<u64>> {
-    let mut s = raw(addr);
-    s.write_all(&[n]).expect("send a request");
-    let mut first = [0u8; 1];
-    match s.read(&mut first) {
-        Ok(0) => return None,
-        Ok(_) => {}
-        Err(e) if e.kind() == ErrorKind::ConnectionReset => return None,
-        Err(e) => panic!("read a reply: {e}"),
-    }
-    let mut rest = vec![0u8; usize::from(n) * 8 - 1];
-    s.read_exact(&mut rest).expect("the rest of the reply");
-    let bytes: Vec<u8> = first.iter().chain(&rest).copied().collect();
-    Some(
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-    )
 }
 
 /// Waits (at most `limit`) for `line` in the server's output.

@@ -5,13 +5,10 @@ mod common;
 #[path = "../../redis/tests/support/mod.rs"]
 mod support;
 
-use std::collections::BTreeSet;
-use std::io::{ErrorKind, Read, Write};
-use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, Server, ask, eventually, http_get, raw, scrape};
+use common::{ChildServer, Server, eventually, fetch, http_get, nodes, scrape, try_ask};
 use guid::flake::Layout;
 use kguid_service::{Config, LeaseConfig, LeaseStore};
 use support::Redis;
@@ -46,19 +43,6 @@ fn settle(redis: &Redis) {
     });
 }
 
-/// Ids from 20 requests of 255 on one connection.
-fn fetch(addr: SocketAddr) -> Vec<u64> {
-    let mut s = raw(addr);
-    (0..20).flat_map(|_| ask(&mut s, 255)).collect()
-}
-
-/// The node ids the ids carry.
-fn nodes(ids: &[u64]) -> BTreeSet<u64> {
-    ids.iter()
-        .map(|&id| Layout::NOEQD.decompose(id).expect("id decodes").node)
-        .collect()
-}
-
 /// The one node id that all of `ids` carry.
 #[track_caller]
 fn node_of(ids: &[u64]) -> u64 {
@@ -77,29 +61,6 @@ fn unix_ns(t: SystemTime) -> u64 {
         .as_nanos()
         .try_into()
         .expect("ns fit in u64")
-}
-
-/// One request of `n` ids on a new connection: `None` if the server closes
-/// it without a byte (a refusal).
-fn try_ask(addr: SocketAddr, n: u8) -> Option<Vec<u64>> {
-    let mut s = raw(addr);
-    s.write_all(&[n]).expect("send a request");
-    let mut first = [0u8; 1];
-    match s.read(&mut first) {
-        Ok(0) => return None,
-        Ok(_) => {}
-        Err(e) if e.kind() == ErrorKind::ConnectionReset => return None,
-        Err(e) => panic!("read a reply: {e}"),
-    }
-    let mut rest = vec![0u8; usize::from(n) * 8 - 1];
-    s.read_exact(&mut rest).expect("the rest of the reply");
-    let bytes: Vec<u8> = first.iter().chain(&rest).copied().collect();
-    Some(
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-    )
 }
 
 /// Sends `signal` to the child server.

@@ -1,7 +1,8 @@
 //! Test helpers: servers in a thread or in a child process, raw sockets.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -11,6 +12,7 @@ use std::sync::{Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
+use guid::flake::Layout;
 use kguid_service::{Config, Listeners, Report, run};
 
 pub mod lives;
@@ -653,4 +655,40 @@ pub fn eventually<T>(limit: Duration, what: &str, mut probe: impl FnMut() -> Opt
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Ids from 20 requests of 255 on one connection.
+pub fn fetch(addr: SocketAddr) -> Vec<u64> {
+    let mut s = raw(addr);
+    (0..20).flat_map(|_| ask(&mut s, 255)).collect()
+}
+
+/// The node ids the ids carry.
+pub fn nodes(ids: &[u64]) -> BTreeSet<u64> {
+    ids.iter()
+        .map(|&id| Layout::NOEQD.decompose(id).expect("id decodes").node)
+        .collect()
+}
+
+/// One request of `n` ids on a new connection: `None` if the server closes
+/// it without a byte (a refusal).
+pub fn try_ask(addr: SocketAddr, n: u8) -> Option<Vec<u64>> {
+    let mut s = raw(addr);
+    s.write_all(&[n]).expect("send a request");
+    let mut first = [0u8; 1];
+    match s.read(&mut first) {
+        Ok(0) => return None,
+        Ok(_) => {}
+        Err(e) if e.kind() == ErrorKind::ConnectionReset => return None,
+        Err(e) => panic!("read a reply: {e}"),
+    }
+    let mut rest = vec![0u8; usize::from(n) * 8 - 1];
+    s.read_exact(&mut rest).expect("the rest of the reply");
+    let bytes: Vec<u8> = first.iter().chain(&rest).copied().collect();
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_be_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    )
 }
