@@ -33,6 +33,10 @@ use std::sync::atomic::{
 /// generation itself, counted in each child by the atfork handler. Never 0.
 static FORKS: AtomicU32 = AtomicU32::new(1);
 
+/// The fork word of a clock shared with the processes forked after it
+/// (`Builder::shared_with_forks`): one generation for all of them.
+pub(crate) static SHARED: AtomicU32 = AtomicU32::new(1);
+
 /// The word clocks compare: the generation on the wiped page, or null for
 /// [`FORKS`].
 static PAGE: AtomicPtr<AtomicU32> = AtomicPtr::new(ptr::null_mut());

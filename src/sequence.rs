@@ -222,16 +222,12 @@ impl<U: Units, X> Core<U, X> {
         Ok(self.node.load(Relaxed))
     }
 
-    /// The fork generation the node word belongs to.
-    pub(crate) fn generation(&self) -> u32 {
-        self.forks.load(Acquire)
-    }
-
-    /// Whether this process is of the fork generation `forks`.
-    #[inline]
-    pub(crate) fn in_generation(&self, forks: u32) -> bool {
-        // 0, a wiped word, is never a generation.
-        self.fork_word.load(Relaxed) == forks
+    /// Makes the machine blind to forks, for one in memory its forked
+    /// children share: their ids come from its one state word, so a child
+    /// keeps the node.
+    fn share_with_forks(&mut self) {
+        self.fork_word = &fork::SHARED;
+        self.forks = AtomicU32::new(fork::SHARED.load(Relaxed));
     }
 
     /// Gives this process's fork generation the node word `node`.
@@ -693,24 +689,19 @@ impl<G: Generation> Sequence<G> {
         }
     }
 
-    /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node,
-    /// the fork generation it belongs to and the first state in forward
-    /// order.
+    /// Reserves `n >= 1` consecutive states for a [`Cursor`]: the node and
+    /// the first state in forward order.
     #[inline]
-    pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u32, u64) {
+    pub(crate) fn reserve_forward(&self, n: u64) -> (u64, u64) {
         let (node, first) = self.take(n);
-        // The generation `take` found or renoded the node in.
-        let forks = self.core.generation();
         // The mirror is its own inverse.
-        (node, forks, self.core.issued(first))
+        (node, self.core.issued(first))
     }
 
-    /// Whether the forward state `f`, reserved in the fork generation
-    /// `forks`, may still be handed out: this process is of that
-    /// generation, and `f` is in the source's unit or later.
+    /// Whether the forward state `f` is in the source's unit or later.
     #[inline(always)]
-    pub(crate) fn current(&self, f: u64, forks: u32) -> bool {
-        self.core.in_generation(forks) && f >> SEQ_BITS >= layout::tick(self.core.source().now())
+    pub(crate) fn current(&self, f: u64) -> bool {
+        f >> SEQ_BITS >= layout::tick(self.core.source().now())
     }
 
     /// The state a clock issues for the forward state `f`.
@@ -825,6 +816,7 @@ pub(crate) struct Settings {
     pub(crate) source: Source,
     not_before: Option<u64>,
     pub(crate) restore: Option<Snapshot>,
+    pub(crate) shared: bool,
 }
 
 impl Default for Settings {
@@ -835,6 +827,7 @@ impl Default for Settings {
             source: Source::Wall,
             not_before: None,
             restore: None,
+            shared: false,
         }
     }
 }
@@ -858,20 +851,22 @@ impl Settings {
     /// The clock's state machine.
     pub(crate) fn build<G: Generation>(self, drift: G::Drift) -> Sequence<G> {
         let node = self.node.unwrap_or_else(G::random_node);
-        Sequence {
-            core: Core::new(
-                G::default(),
-                Own {
-                    drift,
-                    chosen: self.node.is_some(),
-                },
-                self.source,
-                node,
-                self.inverse,
-                self.not_before.map(layout::tick),
-                self.restore.map(u64::from),
-            ),
+        let mut core = Core::new(
+            G::default(),
+            Own {
+                drift,
+                chosen: self.node.is_some(),
+            },
+            self.source,
+            node,
+            self.inverse,
+            self.not_before.map(layout::tick),
+            self.restore.map(u64::from),
+        );
+        if self.shared {
+            core.share_with_forks();
         }
+        Sequence { core }
     }
 }
 
@@ -1055,11 +1050,17 @@ macro_rules! clock_methods {
 }
 
 /// Where a [`Reserved`](crate::Reserved) handle stands in its block: the
-/// node, the fork generation it belongs to and the forward states
-/// `next..end` left. Cells: a handle is for one thread at a time.
+/// node, the process's fork generation it was reserved in and the forward
+/// states `next..end` left. Cells: a handle is for one thread at a time.
+///
+/// The generation is the process's, not the clock's: a handle is private
+/// memory even when its clock is shared with forked children, so a
+/// child's copy of a block is never handed out.
 #[derive(Debug)]
 pub(crate) struct Cursor {
     node: Cell<u64>,
+    /// The process's fork generation word ([`fork::word`]).
+    word: &'static std::sync::atomic::AtomicU32,
     forks: Cell<u32>,
     next: Cell<u64>,
     end: Cell<u64>,
@@ -1071,6 +1072,7 @@ impl Cursor {
     pub(crate) fn new(block: u16) -> Cursor {
         Cursor {
             node: Cell::new(0),
+            word: fork::word(),
             forks: Cell::new(0),
             next: Cell::new(0),
             end: Cell::new(0),
@@ -1083,7 +1085,9 @@ impl Cursor {
     #[inline(always)]
     pub(crate) fn next<G: Generation>(&self, seq: &Sequence<G>) -> (u64, u64) {
         let f = self.next.get();
-        if f < self.end.get() && seq.current(f, self.forks.get()) {
+        // 0, a wiped word, is never a generation.
+        let same = self.word.load(Relaxed) == self.forks.get();
+        if f < self.end.get() && same && seq.current(f) {
             self.next.set(f + 1);
             return (self.node.get(), seq.issued(f));
         }
@@ -1093,9 +1097,9 @@ impl Cursor {
     #[cold]
     #[inline(never)]
     fn refill<G: Generation>(&self, seq: &Sequence<G>) -> (u64, u64) {
-        let (node, forks, first) = seq.reserve_forward(self.block);
+        let (node, first) = seq.reserve_forward(self.block);
         self.node.set(node);
-        self.forks.set(forks);
+        self.forks.set(fork::generation());
         self.next.set(first + 1);
         self.end.set(first + self.block);
         (node, seq.issued(first))
@@ -1161,6 +1165,23 @@ macro_rules! settings_methods {
         pub fn not_before(mut self, t: ::std::time::SystemTime) -> $crate::Result<Builder> {
             self.settings.not_before(t)?;
             Ok(self)
+        }
+
+        /// For a clock placed in memory that the processes forked after it
+        /// share with it (`mmap` with `MAP_SHARED`, a database server's
+        /// shared memory): every process takes its ids from the one state
+        /// word, so they are distinct and strictly increasing across the
+        /// processes, and a fork is no reason to change the node. The clock
+        /// then ignores forks: a child keeps the node, chosen or random.
+        ///
+        /// Only for such memory: a clock in private memory built with this
+        /// repeats its ids in every forked child. [`Health`](crate::Health)
+        /// counts the events of the process that reads it (they are kept
+        /// beside the clock, in its own memory). [`Reserved`] handles are
+        /// private to a process and still reserve anew in a child.
+        pub fn shared_with_forks(mut self) -> Builder {
+            self.settings.shared = true;
+            self
         }
 
         /// Continues after a [`Snapshot`](crate::Snapshot) of a clock of

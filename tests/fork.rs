@@ -149,3 +149,61 @@ fn a_v3_clock_in_a_forked_child_redraws_or_refuses() {
     );
     assert_eq!(child, [1], "x() refuses in the child");
 }
+
+/// A clock in memory shared with the child (`MAP_SHARED`), built
+/// `shared_with_forks`: parent and child, filling at once, take their ids
+/// from its one state word. Both keep the chosen node (a private clock
+/// with one refuses in the child), no id repeats, and each process's ids
+/// increase.
+#[test]
+fn a_clock_shared_with_forks_hands_out_one_sequence() {
+    // SAFETY: a new shared anonymous mapping of a clock's size, at an
+    // address of the kernel's choosing.
+    let page = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size_of::<Clock>(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(page, libc::MAP_FAILED);
+    let clock = page.cast::<Clock>();
+    // SAFETY: the mapping is page-aligned (a clock asks for 64) and as large
+    // as a clock; it is written once here, before the fork, and unmapped
+    // only after the child has exited and the clock is dropped.
+    let clock = unsafe {
+        clock.write(Clock::builder().node(0x5eed).shared_with_forks().build());
+        &*clock
+    };
+    let before = clock.g();
+    let (child, parent) = fork_with(
+        || fill(clock).iter().flat_map(|g| g.to_bytes()).collect(),
+        || fill(clock),
+    );
+    assert_eq!(shared(&parent, &child), 0);
+    let mut all: Vec<Guid> = child
+        .chunks(12)
+        .map(|b| Guid::try_from(b).unwrap())
+        .chain(parent.iter().copied())
+        .collect();
+    assert!(all.iter().all(|g| g.node() == 0x5eed && *g > before));
+    // Each process's ids increase in the order it took them.
+    common::assert_strict(&parent, false);
+    let theirs: Vec<Guid> = child
+        .chunks(12)
+        .map(|b| Guid::try_from(b).unwrap())
+        .collect();
+    common::assert_strict(&theirs, false);
+    all.sort();
+    common::assert_strict(&all, false);
+    // The parent goes on after both.
+    assert!(clock.g() > *all.last().unwrap());
+    // SAFETY: the clock is not used past here; the child has exited.
+    unsafe {
+        std::ptr::drop_in_place(std::ptr::from_ref(clock).cast_mut());
+        libc::munmap(page, size_of::<Clock>());
+    }
+}
