@@ -969,8 +969,10 @@ macro_rules! clock_methods {
             }
 
             /// The start of the tick of the last id (or of the not-before
-            /// bound): every id so far was made at or before it.
-            pub(crate) fn last_time(&self) -> ::std::time::SystemTime {
+            /// bound): every id so far was made at or before it, so a
+            /// clock started [`not_before`](Builder::not_before) it issues
+            /// none of them again.
+            pub fn last_time(&self) -> ::std::time::SystemTime {
                 self.seq.last_time()
             }
         }

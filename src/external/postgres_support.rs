@@ -1,5 +1,7 @@
 //! postgres-types: ids as `BYTEA`, their big-endian bytes, so that the
 //! column's byte order is the id order (for tokio-postgres and postgres).
+//! A `Guid` and a `Luid` are also the `guid` and `luid` types of the
+//! `kguid` PostgreSQL extension, whose binary form is the same bytes.
 //!
 //! A local id is 8 bytes here too; for an `INT8` column bind
 //! [`Luid::to_i64`](crate::Luid::to_i64) and read with
@@ -9,12 +11,12 @@
 use std::error::Error;
 
 use bytes::BytesMut;
-use postgres_types::{FromSql, IsNull, ToSql, Type, accepts, to_sql_checked};
+use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use crate::{Guid, Id, Luid, v3};
 
 macro_rules! bytea {
-    ($id:ty) => {
+    ($id:ty $(, $extension_type:literal)?) => {
         impl ToSql for $id {
             fn to_sql(
                 &self,
@@ -25,7 +27,10 @@ macro_rules! bytea {
                 Ok(IsNull::No)
             }
 
-            accepts!(BYTEA);
+            fn accepts(ty: &Type) -> bool {
+                *ty == Type::BYTEA $(|| ty.name() == $extension_type)?
+            }
+
             to_sql_checked!();
         }
 
@@ -36,13 +41,15 @@ macro_rules! bytea {
                 Ok(<$id>::from_slice(raw)?)
             }
 
-            accepts!(BYTEA);
+            fn accepts(ty: &Type) -> bool {
+                <$id as ToSql>::accepts(ty)
+            }
         }
     };
 }
 
-bytea!(Guid);
-bytea!(Luid);
+bytea!(Guid, "guid");
+bytea!(Luid, "luid");
 bytea!(v3::Guid);
 bytea!(v3::Luid);
 bytea!(v3::Xuid);

@@ -1,0 +1,328 @@
+//! The server's one clock: a `guid::Clock` in shared memory, built by the
+//! postmaster before it forks a backend, so that every backend (and
+//! parallel worker) takes its ids from the one state word
+//! (`Builder::shared_with_forks`): the ids of the whole server are distinct
+//! and strictly increasing in the order they are issued.
+//!
+//! A restart never goes back into time already used. The file
+//! `kguid.horizon` in the data directory holds a time (Unix ns, one line)
+//! that no issued id is later than: an id is returned only once the saved
+//! horizon covers it, moved on [`AHEAD`] past the ids (written, fsynced
+//! and renamed over the old one) by the backend that finds it due. When
+//! the postmaster stops or reinitializes after a crash, the horizon is
+//! brought back to the time of the last id. The next start issues ids
+//! after the horizon only: after a clean stop right after the last id,
+//! after a kill of the postmaster at most [`AHEAD`] past it.
+//!
+//! Settings (`postgresql.conf`, read at server start):
+//! `kguid.node` (a number, 0 to 4294967295, decimal or `0x` hex) or
+//! `kguid.node_name` (a name, hashed as the library's `CONFIG_GUID_NODE_ID`
+//! is) choose the node; with neither, a random node is drawn at each
+//! start (the library's default).
+
+use std::ffi::{CStr, CString};
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering::{Acquire, Release};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::time::{Duration, UNIX_EPOCH};
+
+use guid::{Clock, Guid, Id, Luid};
+use pgrx::PgSqlErrorCode::{ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE};
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::pg_sys::{self, Datum};
+
+use crate::types::{guid_at, guid_datum, luid_datum};
+use crate::{fail, functions};
+
+/// How far past the ids a save moves the horizon; one is due when ids come
+/// within half of it.
+const AHEAD: Duration = Duration::from_secs(2);
+
+/// The horizon's file, in the data directory.
+const HORIZON_FILE: &str = "kguid.horizon";
+
+static NODE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static NODE_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+
+/// What the server's backends share.
+#[repr(C, align(64))]
+struct Shared {
+    clock: Clock,
+    /// The horizon on disk, Unix ns.
+    saved: AtomicU64,
+    /// Held by the backend writing the horizon.
+    writing: AtomicBool,
+}
+
+/// The shared state, set in the postmaster before any backend is forked
+/// (at the same address in every backend); null without preloading.
+static mut SHARED: *const Shared = std::ptr::null();
+
+/// Registers the settings and the shared memory when the library is
+/// preloaded; otherwise the clock stays absent and generating refuses.
+pub(crate) fn init() {
+    // SAFETY: set by PostgreSQL while it loads the preloaded libraries.
+    if !unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        return;
+    }
+    GucRegistry::define_string_guc(
+        c"kguid.node",
+        c"The node id of the server's ids: 0 to 4294967295 (decimal or 0x hex).",
+        c"Empty: kguid.node_name, or else a random node drawn at each start.",
+        &NODE,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"kguid.node_name",
+        c"A name whose SHA-256 gives the node id, as CONFIG_GUID_NODE_ID does.",
+        c"Exclusive with kguid.node.",
+        &NODE_NAME,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    // SAFETY: hooks are chained in `_PG_init` of a preloaded library, in
+    // the postmaster, before it starts anything.
+    unsafe {
+        PREV_REQUEST = pg_sys::shmem_request_hook;
+        pg_sys::shmem_request_hook = Some(request);
+        PREV_STARTUP = pg_sys::shmem_startup_hook;
+        pg_sys::shmem_startup_hook = Some(startup);
+    }
+}
+
+static mut PREV_REQUEST: pg_sys::shmem_request_hook_type = None;
+static mut PREV_STARTUP: pg_sys::shmem_startup_hook_type = None;
+
+/// Room for [`Shared`], and for aligning it: the server aligns to 8 bytes.
+const ROOM: usize = size_of::<Shared>() + align_of::<Shared>();
+
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn request() {
+    unsafe {
+        if let Some(prev) = PREV_REQUEST {
+            prev();
+        }
+        pg_sys::RequestAddinShmemSpace(ROOM);
+    }
+}
+
+/// Builds the clock in shared memory: in the postmaster at start and after
+/// each crash reinitialization, before any backend exists.
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn startup() {
+    unsafe {
+        if let Some(prev) = PREV_STARTUP {
+            prev();
+        }
+        let mut found = false;
+        let base = pg_sys::ShmemInitStruct(c"kguid clock".as_ptr(), ROOM, &mut found);
+        let at = base.cast::<u8>();
+        let shared = at.add(at.align_offset(align_of::<Shared>())).cast::<Shared>();
+        if !found {
+            let from = load_horizon();
+            shared.write(Shared {
+                clock: build(from),
+                saved: AtomicU64::new(from),
+                writing: AtomicBool::new(false),
+            });
+            pg_sys::on_shmem_exit(Some(finish), Datum::from(0));
+        }
+        SHARED = shared;
+    }
+}
+
+/// The clock on the node the settings choose, issuing only ids after `from`
+/// (Unix ns, 0 for none).
+fn build(from: u64) -> Clock {
+    let mut builder = Clock::builder().shared_with_forks();
+    if let Some(node) = node() {
+        builder = builder.node(node);
+    }
+    if from > 0 {
+        builder = builder
+            .not_before(UNIX_EPOCH + Duration::from_nanos(from))
+            .unwrap_or_else(|e| {
+                fail(
+                    ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    format!("the time in {HORIZON_FILE} is past the ids' range"),
+                    Some(e.to_string()),
+                )
+            });
+    }
+    builder.build()
+}
+
+/// The node the settings choose, if they choose one.
+fn node() -> Option<u32> {
+    let text = |s: &GucSetting<Option<CString>>| {
+        s.get()
+            .map(|c| c.to_string_lossy().trim().to_owned())
+            .filter(|s| !s.is_empty())
+    };
+    match (text(&NODE), text(&NODE_NAME)) {
+        (Some(_), Some(_)) => fail(
+            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            "kguid.node and kguid.node_name are both set; set one".into(),
+            None,
+        ),
+        (Some(n), None) => {
+            let parsed = match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+                Some(hex) => u32::from_str_radix(hex, 16),
+                None => n.parse(),
+            };
+            Some(parsed.unwrap_or_else(|e| {
+                fail(
+                    ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    format!("kguid.node = '{n}' is not a node id: 0 to 4294967295, decimal or 0x hex"),
+                    Some(e.to_string()),
+                )
+            }))
+        }
+        (None, Some(name)) => Some(guid::node::from_name(&name)),
+        (None, None) => None,
+    }
+}
+
+/// The horizon file's path.
+fn horizon_path() -> PathBuf {
+    // SAFETY: the data directory is set before libraries load, and stays.
+    let dir = unsafe { CStr::from_ptr(pg_sys::DataDir) };
+    PathBuf::from(dir.to_string_lossy().into_owned()).join(HORIZON_FILE)
+}
+
+/// The saved horizon, 0 if there is no file; a damaged file stops the
+/// start rather than risk repeating ids.
+fn load_horizon() -> u64 {
+    let path = horizon_path();
+    match fs::read_to_string(&path) {
+        Ok(text) => text
+            .strip_suffix('\n')
+            .and_then(|digits| digits.parse::<u64>().ok())
+            .filter(|&ns| ns > 0)
+            .unwrap_or_else(|| {
+                fail(
+                    ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    format!(
+                        "{} does not hold a time (Unix nanoseconds and a newline): {:?}",
+                        path.display(),
+                        text.chars().take(40).collect::<String>()
+                    ),
+                    Some("Remove it only if no id this server made could be later than now.".into()),
+                )
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => fail(
+            ERRCODE_IO_ERROR,
+            format!("cannot read {}", path.display()),
+            Some(e.to_string()),
+        ),
+    }
+}
+
+/// Writes `ns` as the horizon: a new file fsynced and renamed over the old
+/// one, and the directory fsynced, so the file is always one or the other.
+fn save_horizon(ns: u64) -> std::io::Result<()> {
+    let path = horizon_path();
+    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    let mut file = fs::File::create(&tmp)?;
+    file.write_all(format!("{ns}\n").as_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&tmp, &path)?;
+    fs::File::open(path.parent().expect("in the data directory"))?.sync_all()
+}
+
+/// At the postmaster's exit or crash reinitialization: the horizon moves
+/// back to the time of the last id (or of the start bound).
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn finish(_code: std::ffi::c_int, _arg: Datum) {
+    let Some(shared) = shared() else { return };
+    let last = guid::unix_nanos(shared.clock.last_time());
+    if last > 0 {
+        // Nothing to report to at exit: a failed write leaves the saved
+        // horizon, which is later still.
+        let _ = save_horizon(last);
+    }
+}
+
+/// The shared state, if the library was preloaded.
+fn shared() -> Option<&'static Shared> {
+    // SAFETY: set once in the postmaster before backends exist, and
+    // pointing into shared memory that lives as long as the process.
+    unsafe { SHARED.as_ref() }
+}
+
+/// The shared state, or the error that says how to get it.
+fn clock() -> &'static Shared {
+    shared().unwrap_or_else(|| {
+        fail(
+            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            "kguid makes ids only when the server preloads it".into(),
+            Some("Set shared_preload_libraries = 'kguid' in postgresql.conf and restart the server: all backends then share one clock.".into()),
+        )
+    })
+}
+
+impl Shared {
+    /// Returns once the saved horizon covers ids of Unix time `t`: moves
+    /// it on when it is due, and waits for another backend's save when
+    /// `t` is past it.
+    fn cover(&self, t: u64) {
+        let ahead = AHEAD.as_nanos() as u64;
+        loop {
+            let saved = self.saved.load(Acquire);
+            if t.saturating_add(ahead / 2) <= saved {
+                return;
+            }
+            if self
+                .writing
+                .compare_exchange(false, true, Acquire, Acquire)
+                .is_ok()
+            {
+                let result = match self.saved.load(Acquire) {
+                    s if s >= t.saturating_add(ahead / 2) => Ok(()),
+                    _ => save_horizon(t + ahead).map(|()| self.saved.store(t + ahead, Release)),
+                };
+                self.writing.store(false, Release);
+                if let Err(e) = result {
+                    fail(
+                        ERRCODE_IO_ERROR,
+                        format!("cannot save the horizon of ids to {}", horizon_path().display()),
+                        Some(e.to_string()),
+                    );
+                }
+                return;
+            }
+            if t <= saved {
+                return; // another backend moves it on
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+}
+
+functions! {
+    pg_finfo_kguid_guid_generate => fn kguid_guid_generate(_fcinfo) {
+        let shared = clock();
+        let id: Guid = shared.clock.g();
+        shared.cover(id.time());
+        guid_datum(id)
+    }
+    pg_finfo_kguid_luid_generate => fn kguid_luid_generate(_fcinfo) {
+        let shared = clock();
+        let id: Luid = shared.clock.l();
+        shared.cover(id.time());
+        luid_datum(id)
+    }
+    pg_finfo_kguid_node => fn kguid_node(_fcinfo) {
+        Datum::from(i64::from(clock().clock.node()))
+    }
+    pg_finfo_kguid_guid_from_time_here => fn kguid_guid_from_time_here(fcinfo) {
+        let shared = clock();
+        let t = crate::types::time_arg(fcinfo, 0);
+        guid_datum(guid_at(t, shared.clock.node(), shared.clock.drift()))
+    }
+}

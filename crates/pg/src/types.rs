@@ -1,0 +1,321 @@
+//! The `guid` and `luid` types: input and output in the sortable string
+//! form, binary send and receive as the ids' big-endian bytes, the library's
+//! order and a hash for indexes, casts, and the parts of an id.
+//!
+//! A `guid` datum points to its 12 bytes; a `luid` datum is its 64-bit
+//! value (`Luid::to_u64`), passed by value. Every value that reaches a
+//! datum went through a decoder of the library, so a datum is a valid id.
+
+use std::cmp::Ordering;
+use std::ffi::{CStr, c_int};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use guid::{Drift, Guid, Id, Luid};
+use pgrx::PgSqlErrorCode::{
+    ERRCODE_DATETIME_FIELD_OVERFLOW, ERRCODE_INVALID_BINARY_REPRESENTATION,
+    ERRCODE_INVALID_PARAMETER_VALUE, ERRCODE_INVALID_TEXT_REPRESENTATION,
+};
+use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
+
+use crate::{arg, bytea, bytea_bytes, fail, functions, palloc_bytes, palloc_cstring};
+
+// The hash functions of PostgreSQL's common library (`hashfn.h`), which the
+// server exports: the hashes of `hash_any`, as every built-in type uses.
+unsafe extern "C" {
+    fn hash_bytes(k: *const u8, keylen: c_int) -> u32;
+    fn hash_bytes_extended(k: *const u8, keylen: c_int, seed: u64) -> u64;
+}
+
+/// Microseconds from the Unix epoch to PostgreSQL's (2000-01-01).
+const PG_EPOCH_US: i64 = 946_684_800_000_000;
+
+/// The `guid` argument `n`.
+///
+/// # Safety
+/// Argument `n` of `fcinfo` is a `guid`.
+pub(crate) unsafe fn guid_arg(fcinfo: FunctionCallInfo, n: usize) -> Guid {
+    // SAFETY: a guid datum points to its 12 bytes.
+    let bytes = unsafe { *arg(fcinfo, n).cast_mut_ptr::<[u8; 12]>() };
+    Guid::from_bytes(bytes).unwrap_or_else(|e| damaged("guid", e))
+}
+
+/// The `luid` argument `n`.
+///
+/// # Safety
+/// Argument `n` of `fcinfo` is a `luid`.
+pub(crate) unsafe fn luid_arg(fcinfo: FunctionCallInfo, n: usize) -> Luid {
+    let value = unsafe { arg(fcinfo, n) }.value() as u64;
+    Luid::from_u64(value).unwrap_or_else(|e| damaged("luid", e))
+}
+
+/// The datum of a `guid`.
+pub(crate) fn guid_datum(id: Guid) -> Datum {
+    palloc_bytes(id.as_bytes())
+}
+
+/// The datum of a `luid`.
+pub(crate) fn luid_datum(id: Luid) -> Datum {
+    Datum::from(id.to_u64())
+}
+
+/// A stored value that no decoder made: only a damaged page holds one.
+#[cold]
+fn damaged(kind: &str, e: guid::Error) -> ! {
+    fail(
+        pgrx::PgSqlErrorCode::ERRCODE_DATA_CORRUPTED,
+        format!("a stored {kind} is not an id"),
+        Some(e.to_string()),
+    )
+}
+
+/// The string of the cstring argument `n`.
+unsafe fn cstring_arg<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8] {
+    // SAFETY: a cstring datum points to a NUL-terminated string.
+    unsafe { CStr::from_ptr(arg(fcinfo, n).cast_mut_ptr()) }.to_bytes()
+}
+
+/// Parses a type's input string, or raises PostgreSQL's error for it.
+fn parse<I: Id>(kind: &str, text: &[u8]) -> I {
+    I::parse_bytes(text).unwrap_or_else(|e| {
+        fail(
+            ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!(
+                "invalid input syntax for type {kind}: \"{}\"",
+                String::from_utf8_lossy(text)
+            ),
+            Some(e.to_string()),
+        )
+    })
+}
+
+/// Reads an id's bytes from a binary message (`StringInfo`) or a `bytea`,
+/// or raises the error for bytes that are not one.
+fn from_bytes<I: Id>(kind: &str, bytes: &[u8]) -> I {
+    I::from_slice(bytes).unwrap_or_else(|e| {
+        fail(
+            ERRCODE_INVALID_BINARY_REPRESENTATION,
+            format!("invalid {kind} bytes ({} bytes)", bytes.len()),
+            Some(e.to_string()),
+        )
+    })
+}
+
+/// The bytes left in the receive buffer argument 0, all taken.
+unsafe fn message_bytes<'a>(fcinfo: FunctionCallInfo) -> &'a [u8] {
+    unsafe {
+        let buf = arg(fcinfo, 0).cast_mut_ptr::<pg_sys::StringInfoData>();
+        let len = (*buf).len - (*buf).cursor;
+        let p = pg_sys::pq_getmsgbytes(buf, len);
+        std::slice::from_raw_parts(p.cast::<u8>(), len as usize)
+    }
+}
+
+/// An `int4` datum of an ordering (-1, 0, 1), for btree support.
+fn ordering(o: Ordering) -> Datum {
+    Datum::from(o as i32)
+}
+
+/// A `timestamptz` of Unix nanoseconds (kept to microseconds).
+fn timestamptz(ns: u64) -> Datum {
+    Datum::from((ns / 1_000) as i64 - PG_EPOCH_US)
+}
+
+/// The time of the `timestamptz` argument `n`; refused before 1970 and
+/// at infinity, where no id is.
+pub(crate) unsafe fn time_arg(fcinfo: FunctionCallInfo, n: usize) -> SystemTime {
+    let us = unsafe { arg(fcinfo, n) }.value() as i64;
+    match us.checked_add(PG_EPOCH_US).map(u64::try_from) {
+        Some(Ok(unix_us)) if us != i64::MAX => UNIX_EPOCH + Duration::from_micros(unix_us),
+        _ => fail(
+            ERRCODE_DATETIME_FIELD_OVERFLOW,
+            "no id has a time before 1970-01-01 or at infinity".into(),
+            None,
+        ),
+    }
+}
+
+/// The drift of the `int4` argument `n`.
+unsafe fn drift_arg(fcinfo: FunctionCallInfo, n: usize) -> Drift {
+    let code = unsafe { arg(fcinfo, n) }.value() as i32;
+    u8::try_from(code)
+        .map_err(|_| guid::ErrorKind::Drift.into())
+        .and_then(Drift::new)
+        .unwrap_or_else(|e: guid::Error| {
+            fail(
+                ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("drift must be a code in 1..=7, not {code}"),
+                Some(e.to_string()),
+            )
+        })
+}
+
+/// The `guid` of the node and drift at the start of the time's tick.
+pub(crate) fn guid_at(t: SystemTime, node: u32, drift: Drift) -> Guid {
+    let ns = guid::unix_nanos(t);
+    Guid::compose(node, ns, 0, drift).unwrap_or_else(|e| {
+        fail(
+            ERRCODE_DATETIME_FIELD_OVERFLOW,
+            "the time is past the ids' range (the year 2554)".into(),
+            Some(e.to_string()),
+        )
+    })
+}
+
+/// A hash of an id's bytes, as `hash_any` makes it.
+fn hash(bytes: &[u8]) -> Datum {
+    // SAFETY: `bytes` is valid for its length.
+    Datum::from(unsafe { hash_bytes(bytes.as_ptr(), bytes.len() as c_int) })
+}
+
+/// A seeded 64-bit hash of an id's bytes, as `hash_any_extended` makes it.
+fn hash_extended(bytes: &[u8], seed: Datum) -> Datum {
+    // SAFETY: `bytes` is valid for its length.
+    Datum::from(unsafe {
+        hash_bytes_extended(bytes.as_ptr(), bytes.len() as c_int, seed.value() as u64)
+    })
+}
+
+functions! {
+    pg_finfo_kguid_guid_in => fn kguid_guid_in(fcinfo) {
+        guid_datum(parse::<Guid>("guid", cstring_arg(fcinfo, 0)))
+    }
+    pg_finfo_kguid_guid_out => fn kguid_guid_out(fcinfo) {
+        palloc_cstring(guid_arg(fcinfo, 0).encode(&mut [0; Guid::STRING_LEN]))
+    }
+    pg_finfo_kguid_guid_recv => fn kguid_guid_recv(fcinfo) {
+        guid_datum(from_bytes::<Guid>("guid", message_bytes(fcinfo)))
+    }
+    pg_finfo_kguid_guid_send => fn kguid_guid_send(fcinfo) {
+        bytea(guid_arg(fcinfo, 0).as_bytes())
+    }
+    pg_finfo_kguid_luid_in => fn kguid_luid_in(fcinfo) {
+        luid_datum(parse::<Luid>("luid", cstring_arg(fcinfo, 0)))
+    }
+    pg_finfo_kguid_luid_out => fn kguid_luid_out(fcinfo) {
+        palloc_cstring(luid_arg(fcinfo, 0).encode(&mut [0; Luid::STRING_LEN]))
+    }
+    pg_finfo_kguid_luid_recv => fn kguid_luid_recv(fcinfo) {
+        luid_datum(from_bytes::<Luid>("luid", message_bytes(fcinfo)))
+    }
+    pg_finfo_kguid_luid_send => fn kguid_luid_send(fcinfo) {
+        bytea(luid_arg(fcinfo, 0).as_bytes())
+    }
+
+    pg_finfo_kguid_guid_cmp => fn kguid_guid_cmp(fcinfo) {
+        ordering(guid_arg(fcinfo, 0).cmp(&guid_arg(fcinfo, 1)))
+    }
+    pg_finfo_kguid_guid_lt => fn kguid_guid_lt(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) < guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_le => fn kguid_guid_le(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) <= guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_eq => fn kguid_guid_eq(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) == guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_ne => fn kguid_guid_ne(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) != guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_ge => fn kguid_guid_ge(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) >= guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_gt => fn kguid_guid_gt(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0) > guid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_guid_hash => fn kguid_guid_hash(fcinfo) {
+        hash(guid_arg(fcinfo, 0).as_bytes())
+    }
+    pg_finfo_kguid_guid_hash_extended => fn kguid_guid_hash_extended(fcinfo) {
+        hash_extended(guid_arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
+    }
+
+    pg_finfo_kguid_luid_cmp => fn kguid_luid_cmp(fcinfo) {
+        ordering(luid_arg(fcinfo, 0).cmp(&luid_arg(fcinfo, 1)))
+    }
+    pg_finfo_kguid_luid_lt => fn kguid_luid_lt(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) < luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_le => fn kguid_luid_le(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) <= luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_eq => fn kguid_luid_eq(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) == luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_ne => fn kguid_luid_ne(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) != luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_ge => fn kguid_luid_ge(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) >= luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_gt => fn kguid_luid_gt(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0) > luid_arg(fcinfo, 1))
+    }
+    pg_finfo_kguid_luid_hash => fn kguid_luid_hash(fcinfo) {
+        hash(luid_arg(fcinfo, 0).as_bytes())
+    }
+    pg_finfo_kguid_luid_hash_extended => fn kguid_luid_hash_extended(fcinfo) {
+        hash_extended(luid_arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
+    }
+
+    pg_finfo_kguid_guid_from_bytea => fn kguid_guid_from_bytea(fcinfo) {
+        guid_datum(from_bytes::<Guid>("guid", bytea_bytes(arg(fcinfo, 0))))
+    }
+    pg_finfo_kguid_luid_from_bytea => fn kguid_luid_from_bytea(fcinfo) {
+        luid_datum(from_bytes::<Luid>("luid", bytea_bytes(arg(fcinfo, 0))))
+    }
+    pg_finfo_kguid_guid_to_luid => fn kguid_guid_to_luid(fcinfo) {
+        luid_datum(guid_arg(fcinfo, 0).to_l64())
+    }
+    pg_finfo_kguid_luid_from_int8 => fn kguid_luid_from_int8(fcinfo) {
+        let v = arg(fcinfo, 0).value() as i64;
+        luid_datum(Luid::from_i64(v).unwrap_or_else(|e| {
+            fail(
+                ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("{v} is not the int8 of a luid"),
+                Some(e.to_string()),
+            )
+        }))
+    }
+    pg_finfo_kguid_luid_to_int8 => fn kguid_luid_to_int8(fcinfo) {
+        Datum::from(luid_arg(fcinfo, 0).to_i64())
+    }
+
+    pg_finfo_kguid_guid_time => fn kguid_guid_time(fcinfo) {
+        timestamptz(guid_arg(fcinfo, 0).time())
+    }
+    pg_finfo_kguid_guid_node => fn kguid_guid_node(fcinfo) {
+        Datum::from(guid_arg(fcinfo, 0).node() as i64)
+    }
+    pg_finfo_kguid_guid_seq => fn kguid_guid_seq(fcinfo) {
+        Datum::from(i32::from(guid_arg(fcinfo, 0).seq()))
+    }
+    pg_finfo_kguid_guid_drift => fn kguid_guid_drift(fcinfo) {
+        Datum::from(i32::from(guid_arg(fcinfo, 0).drift().code()))
+    }
+    pg_finfo_kguid_luid_time => fn kguid_luid_time(fcinfo) {
+        timestamptz(luid_arg(fcinfo, 0).time())
+    }
+    pg_finfo_kguid_luid_seq => fn kguid_luid_seq(fcinfo) {
+        Datum::from(i32::from(luid_arg(fcinfo, 0).seq()))
+    }
+    pg_finfo_kguid_luid_drift => fn kguid_luid_drift(fcinfo) {
+        Datum::from(i32::from(luid_arg(fcinfo, 0).drift().code()))
+    }
+    pg_finfo_kguid_guid_from_time => fn kguid_guid_from_time(fcinfo) {
+        let node = arg(fcinfo, 1).value() as i64;
+        let Ok(node) = u32::try_from(node) else {
+            fail(
+                ERRCODE_INVALID_PARAMETER_VALUE,
+                format!("node must be in 0..=4294967295, not {node}"),
+                None,
+            )
+        };
+        guid_datum(guid_at(time_arg(fcinfo, 0), node, drift_arg(fcinfo, 2)))
+    }
+    pg_finfo_kguid_luid_from_time => fn kguid_luid_from_time(fcinfo) {
+        let t = time_arg(fcinfo, 0);
+        // Checked as guid_at checks, for the same message.
+        let _ = guid_at(t, 0, Drift::DEFAULT);
+        luid_datum(Luid::from_time(t, drift_arg(fcinfo, 1)))
+    }
+}
