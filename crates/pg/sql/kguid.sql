@@ -116,6 +116,24 @@ CREATE OPERATOR CLASS luid_ops DEFAULT FOR TYPE luid USING hash AS
     FUNCTION 1 luid_hash(luid),
     FUNCTION 2 luid_hash_extended(luid, int8);
 
+-- min and max, which an index answers (SORTOP).
+CREATE FUNCTION guid_smaller(guid, guid) RETURNS guid
+    AS 'MODULE_PATHNAME', 'kguid_guid_smaller' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION guid_larger(guid, guid) RETURNS guid
+    AS 'MODULE_PATHNAME', 'kguid_guid_larger' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION luid_smaller(luid, luid) RETURNS luid
+    AS 'MODULE_PATHNAME', 'kguid_luid_smaller' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION luid_larger(luid, luid) RETURNS luid
+    AS 'MODULE_PATHNAME', 'kguid_luid_larger' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE min(guid) (SFUNC = guid_smaller, STYPE = guid, SORTOP = <,
+    COMBINEFUNC = guid_smaller, PARALLEL = SAFE);
+CREATE AGGREGATE max(guid) (SFUNC = guid_larger, STYPE = guid, SORTOP = >,
+    COMBINEFUNC = guid_larger, PARALLEL = SAFE);
+CREATE AGGREGATE min(luid) (SFUNC = luid_smaller, STYPE = luid, SORTOP = <,
+    COMBINEFUNC = luid_smaller, PARALLEL = SAFE);
+CREATE AGGREGATE max(luid) (SFUNC = luid_larger, STYPE = luid, SORTOP = >,
+    COMBINEFUNC = luid_larger, PARALLEL = SAFE);
+
 -- Casts. To and from text work through the types' input and output.
 CREATE FUNCTION guid(bytea) RETURNS guid
     AS 'MODULE_PATHNAME', 'kguid_guid_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -120,7 +120,9 @@ unsafe extern "C-unwind" fn startup() {
         let mut found = false;
         let base = pg_sys::ShmemInitStruct(c"kguid clock".as_ptr(), ROOM, &mut found);
         let at = base.cast::<u8>();
-        let shared = at.add(at.align_offset(align_of::<Shared>())).cast::<Shared>();
+        let shared = at
+            .add(at.align_offset(align_of::<Shared>()))
+            .cast::<Shared>();
         if !found {
             let from = load_horizon();
             shared.write(Shared {
@@ -176,7 +178,9 @@ fn node() -> Option<u32> {
             Some(parsed.unwrap_or_else(|e| {
                 fail(
                     ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!("kguid.node = '{n}' is not a node id: 0 to 4294967295, decimal or 0x hex"),
+                    format!(
+                        "kguid.node = '{n}' is not a node id: 0 to 4294967295, decimal or 0x hex"
+                    ),
                     Some(e.to_string()),
                 )
             }))
@@ -210,7 +214,9 @@ fn load_horizon() -> u64 {
                         path.display(),
                         text.chars().take(40).collect::<String>()
                     ),
-                    Some("Remove it only if no id this server made could be later than now.".into()),
+                    Some(
+                        "Remove it only if no id this server made could be later than now.".into(),
+                    ),
                 )
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
@@ -290,7 +296,10 @@ impl Shared {
                 if let Err(e) = result {
                     fail(
                         ERRCODE_IO_ERROR,
-                        format!("cannot save the horizon of ids to {}", horizon_path().display()),
+                        format!(
+                            "cannot save the horizon of ids to {}",
+                            horizon_path().display()
+                        ),
                         Some(e.to_string()),
                     );
                 }

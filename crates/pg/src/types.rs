@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 use std::ffi::{CStr, c_int};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use guid::{Drift, Guid, Id, Luid};
 use pgrx::PgSqlErrorCode::{
@@ -120,18 +120,22 @@ fn timestamptz(ns: u64) -> Datum {
     Datum::from((ns / 1_000) as i64 - PG_EPOCH_US)
 }
 
-/// The time of the `timestamptz` argument `n`; refused before 1970 and
-/// at infinity, where no id is.
-pub(crate) unsafe fn time_arg(fcinfo: FunctionCallInfo, n: usize) -> SystemTime {
+/// The time of the `timestamptz` argument `n`, Unix ns; refused before
+/// 1970, past the ids' range (the year 2554) and at infinity.
+pub(crate) unsafe fn time_arg(fcinfo: FunctionCallInfo, n: usize) -> u64 {
     let us = unsafe { arg(fcinfo, n) }.value() as i64;
-    match us.checked_add(PG_EPOCH_US).map(u64::try_from) {
-        Some(Ok(unix_us)) if us != i64::MAX => UNIX_EPOCH + Duration::from_micros(unix_us),
-        _ => fail(
+    let ns = (us != i64::MAX)
+        .then(|| us.checked_add(PG_EPOCH_US))
+        .flatten()
+        .and_then(|unix_us| u64::try_from(unix_us).ok())
+        .and_then(|unix_us| unix_us.checked_mul(1_000));
+    ns.unwrap_or_else(|| {
+        fail(
             ERRCODE_DATETIME_FIELD_OVERFLOW,
-            "no id has a time before 1970-01-01 or at infinity".into(),
+            "ids have times from 1970-01-01 to the year 2554, not infinity".into(),
             None,
-        ),
-    }
+        )
+    })
 }
 
 /// The drift of the `int4` argument `n`.
@@ -149,16 +153,9 @@ unsafe fn drift_arg(fcinfo: FunctionCallInfo, n: usize) -> Drift {
         })
 }
 
-/// The `guid` of the node and drift at the start of the time's tick.
-pub(crate) fn guid_at(t: SystemTime, node: u32, drift: Drift) -> Guid {
-    let ns = guid::unix_nanos(t);
-    Guid::compose(node, ns, 0, drift).unwrap_or_else(|e| {
-        fail(
-            ERRCODE_DATETIME_FIELD_OVERFLOW,
-            "the time is past the ids' range (the year 2554)".into(),
-            Some(e.to_string()),
-        )
-    })
+/// The `guid` of the node and drift at the start of the tick of `ns`.
+pub(crate) fn guid_at(ns: u64, node: u32, drift: Drift) -> Guid {
+    Guid::compose(node, ns, 0, drift).expect("every u64 of ns is in the tick range")
 }
 
 /// A hash of an id's bytes, as `hash_any` makes it.
@@ -257,6 +254,19 @@ functions! {
         hash_extended(luid_arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
     }
 
+    pg_finfo_kguid_guid_smaller => fn kguid_guid_smaller(fcinfo) {
+        guid_datum(guid_arg(fcinfo, 0).min(guid_arg(fcinfo, 1)))
+    }
+    pg_finfo_kguid_guid_larger => fn kguid_guid_larger(fcinfo) {
+        guid_datum(guid_arg(fcinfo, 0).max(guid_arg(fcinfo, 1)))
+    }
+    pg_finfo_kguid_luid_smaller => fn kguid_luid_smaller(fcinfo) {
+        luid_datum(luid_arg(fcinfo, 0).min(luid_arg(fcinfo, 1)))
+    }
+    pg_finfo_kguid_luid_larger => fn kguid_luid_larger(fcinfo) {
+        luid_datum(luid_arg(fcinfo, 0).max(luid_arg(fcinfo, 1)))
+    }
+
     pg_finfo_kguid_guid_from_bytea => fn kguid_guid_from_bytea(fcinfo) {
         guid_datum(from_bytes::<Guid>("guid", bytea_bytes(arg(fcinfo, 0))))
     }
@@ -313,9 +323,7 @@ functions! {
         guid_datum(guid_at(time_arg(fcinfo, 0), node, drift_arg(fcinfo, 2)))
     }
     pg_finfo_kguid_luid_from_time => fn kguid_luid_from_time(fcinfo) {
-        let t = time_arg(fcinfo, 0);
-        // Checked as guid_at checks, for the same message.
-        let _ = guid_at(t, 0, Drift::DEFAULT);
+        let t = UNIX_EPOCH + Duration::from_nanos(time_arg(fcinfo, 0));
         luid_datum(Luid::from_time(t, drift_arg(fcinfo, 1)))
     }
 }

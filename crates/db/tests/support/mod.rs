@@ -20,6 +20,8 @@ pub struct Postgres {
     dir: PathBuf,
     child: Child,
     bin: PathBuf,
+    /// `name=value` settings of every start.
+    settings: Vec<String>,
 }
 
 /// Starts PostgreSQL from Debian's `postgresql` package. Without it the
@@ -27,13 +29,13 @@ pub struct Postgres {
 /// `KGUID_REQUIRE_SERVERS` is set. PostgreSQL refuses to run as root, so
 /// as root the server runs as the `postgres` user the package creates.
 pub fn postgres() -> Option<Postgres> {
+    postgres_with(&[])
+}
+
+/// [`postgres`] with these settings (`-c name=value`) on every start.
+pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
     let Some(bin) = bin_dir() else {
-        let why = "PostgreSQL is not installed (Debian package postgresql)";
-        assert!(
-            std::env::var_os("KGUID_REQUIRE_SERVERS").is_none(),
-            "{why}, and KGUID_REQUIRE_SERVERS is set"
-        );
-        eprintln!("skipped: {why}");
+        skip_or_fail("PostgreSQL is not installed (Debian package postgresql)");
         return None;
     };
     static COUNT: AtomicU32 = AtomicU32::new(0);
@@ -48,7 +50,6 @@ pub fn postgres() -> Option<Postgres> {
     if let Some((uid, gid)) = user {
         chown(&dir, uid, gid);
     }
-    let data = dir.join("data");
     let status = as_user(Command::new(bin.join("initdb")), user)
         .args([
             "-A",
@@ -60,29 +61,63 @@ pub fn postgres() -> Option<Postgres> {
             "UTF8",
             "-D",
         ])
-        .arg(&data)
+        .arg(dir.join("data"))
         .stdout(Stdio::null())
         .status()
         .expect("run initdb");
     assert!(status.success(), "initdb failed: {status}");
-    let child = as_user(Command::new(bin.join("postgres")), user)
+    let settings = settings
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    let child = spawn(&bin, &dir, &settings);
+    let server = Postgres {
+        dir,
+        child,
+        bin,
+        settings,
+    };
+    server.wait_ready();
+    Some(server)
+}
+
+/// A test that needs what the machine lacks: skipped with the reason
+/// printed, or failed if `KGUID_REQUIRE_SERVERS` is set.
+pub fn skip_or_fail(why: &str) {
+    assert!(
+        std::env::var_os("KGUID_REQUIRE_SERVERS").is_none(),
+        "{why}, and KGUID_REQUIRE_SERVERS is set"
+    );
+    eprintln!("skipped: {why}");
+}
+
+/// The server's process on the data directory in `dir`.
+fn spawn(bin: &Path, dir: &Path, settings: &Vec<String>) -> Child {
+    let mut command = as_user(Command::new(bin.join("postgres")), server_user());
+    command
         .arg("-D")
-        .arg(&data)
+        .arg(dir.join("data"))
         .args(["-c", "listen_addresses=", "-c", "fsync=off"])
         .arg("-c")
-        .arg(format!("unix_socket_directories={}", dir.display()))
+        .arg(format!("unix_socket_directories={}", dir.display()));
+    for setting in settings {
+        command.arg("-c").arg(setting);
+    }
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log_file(dir))
         .spawn()
-        .expect("spawn postgres");
-    let server = Postgres { dir, child, bin };
-    let until = Instant::now() + Duration::from_secs(30);
-    while !server.ready() {
-        assert!(Instant::now() < until, "PostgreSQL did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(server)
+        .expect("spawn postgres")
+}
+
+/// The server's log, appended to by every start.
+fn log_file(dir: &Path) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("log"))
+        .expect("server log")
 }
 
 impl Postgres {
@@ -99,7 +134,65 @@ impl Postgres {
         )
     }
 
-    /// Whether the server accepts sessions (past recovery and start-up).
+    /// The data directory.
+    pub fn data(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+    }
+
+    /// Stops the server the fast way (SIGINT: sessions end, the postmaster
+    /// exits cleanly), or, if `crash`, kills it and every process it
+    /// started with SIGKILL; then starts it again on the same data.
+    pub fn restart(&mut self, crash: bool) {
+        let pid = self.child.id() as libc::pid_t;
+        if crash {
+            let children = children_of(pid);
+            // SAFETY: signalling the server's processes, which this
+            // struct started; the postmaster is reaped below.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                for child in children {
+                    libc::kill(child, libc::SIGKILL);
+                }
+            }
+        } else {
+            // SAFETY: signalling a child this struct owns and has not reaped.
+            unsafe { libc::kill(pid, libc::SIGINT) };
+        }
+        let status = self.child.wait().expect("wait for postgres");
+        assert!(crash || status.success(), "postgres stopped with {status}");
+        // The shared memory of killed children is released as they go.
+        let until = Instant::now() + Duration::from_secs(30);
+        loop {
+            self.child = spawn(&self.bin, &self.dir, &self.settings);
+            std::thread::sleep(Duration::from_millis(200));
+            match self.child.try_wait().expect("postgres") {
+                None => break,
+                Some(_) if Instant::now() < until => continue,
+                Some(status) => panic!("postgres did not start again: {status}\n{}", self.log()),
+            }
+        }
+        self.wait_ready();
+    }
+
+    /// Waits until the server accepts sessions (past recovery and start-up).
+    fn wait_ready(&self) {
+        let until = Instant::now() + Duration::from_secs(60);
+        while !self.ready() {
+            assert!(
+                Instant::now() < until,
+                "PostgreSQL did not start:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the server accepts sessions.
     fn ready(&self) -> bool {
         Command::new(self.bin.join("pg_isready"))
             .arg("-q")
@@ -110,6 +203,24 @@ impl Postgres {
     }
 }
 
+/// The processes whose parent is `pid`, from `/proc`.
+fn children_of(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
+                // After the command's closing parenthesis: state, then ppid.
+                stat.rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
+}
+
 impl Drop for Postgres {
     fn drop(&mut self) {
         // SIGINT: the fast shutdown, which ends the server's children too.
@@ -118,6 +229,18 @@ impl Drop for Postgres {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The directory of the server's extension files (`pg_config --sharedir`
+/// of the version the tests run), where `kguid.control` is once installed.
+pub fn extension_dir() -> Option<PathBuf> {
+    let bin = bin_dir()?;
+    let version = bin.parent()?.file_name()?.to_owned();
+    Some(
+        Path::new("/usr/share/postgresql")
+            .join(version)
+            .join("extension"),
+    )
 }
 
 /// The newest `/usr/lib/postgresql/<version>/bin` that has `initdb`.
