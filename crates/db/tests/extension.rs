@@ -467,13 +467,16 @@ fn eight_backends_share_one_clock() {
 
 /// A restart never repeats an id: after a clean stop and after killing
 /// every process of the server, the next ids are later than every id made
-/// before; a horizon saved in the future holds the ids back past it.
+/// before, and after a kill at most 2 s (the horizon's reach) ahead of the
+/// wall clock; a horizon saved in the future holds the ids back past it,
+/// and a damaged one stops the start.
 #[test]
 fn restarts_never_repeat() {
     let Some(mut server) = server(true) else {
         return;
     };
     let rt = runtime();
+    let tick = 1 << 17;
     let mut last = rt.block_on(async {
         *generate(&connect(&server).await, 20_000)
             .await
@@ -483,25 +486,39 @@ fn restarts_never_repeat() {
     for crash in [false, true, false, true] {
         server.restart(crash);
         let ids = rt.block_on(async { generate(&connect(&server).await, 20_000).await });
+        let now = guid::unix_nanos(SystemTime::now());
         assert!(ids[0] > last, "crash: {crash}: {} after {last}", ids[0]);
+        assert!(
+            ids[0].time() <= now + 2_000_000_000 + tick,
+            "crash: {crash}: {} ns ahead",
+            ids[0].time() - now
+        );
         last = *ids.last().unwrap();
     }
+    let file = server.data().join("kguid.horizon");
     // A horizon 30 s ahead (as after a clock stepped back while stopped).
     let ahead = guid::unix_nanos(SystemTime::now()) + 30_000_000_000;
-    rt.block_on(async {
-        connect(&server)
-            .await
-            .batch_execute("SELECT 1")
-            .await
-            .unwrap()
-    });
-    let file = server.data().join("kguid.horizon");
-    server.restart(false);
+    server.stop(false);
     std::fs::write(&file, format!("{ahead}\n")).unwrap();
-    server.restart(true);
+    server.start().unwrap();
     let first = rt.block_on(async { generate(&connect(&server).await, 1).await[0] });
     assert!(first.time() >= ahead >> 17 << 17, "{first} vs {ahead}");
     assert!(first > last);
+    // A damaged horizon: the server refuses to start, and says why.
+    server.stop(false);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    for damaged in ["", "12x\n", "0\n", "1795836968655388672"] {
+        std::fs::write(&file, damaged).unwrap();
+        let log = server.start().expect_err(damaged);
+        assert!(
+            log.contains("kguid.horizon does not hold a time"),
+            "{damaged:?}: {log}"
+        );
+    }
+    std::fs::write(&file, saved).unwrap();
+    server.start().unwrap();
+    let next = rt.block_on(async { generate(&connect(&server).await, 1).await[0] });
+    assert!(next > first);
 }
 
 /// Without `shared_preload_libraries` the types work and generating

@@ -7,12 +7,13 @@
 //! A restart never goes back into time already used. The file
 //! `kguid.horizon` in the data directory holds a time (Unix ns, one line)
 //! that no issued id is later than: an id is returned only once the saved
-//! horizon covers it, moved on [`AHEAD`] past the ids (written, fsynced
-//! and renamed over the old one) by the backend that finds it due. When
-//! the postmaster stops or reinitializes after a crash, the horizon is
-//! brought back to the time of the last id. The next start issues ids
-//! after the horizon only: after a clean stop right after the last id,
-//! after a kill of the postmaster at most [`AHEAD`] past it.
+//! horizon covers it, moved on [`AHEAD`] past the wall clock (written,
+//! fsynced and renamed over the old one) by the backend that finds it due
+//! ([`Shared::cover`]). When the postmaster stops or reinitializes after a
+//! crash, the horizon is brought back to the time of the last id. The next
+//! start issues ids after the horizon only: after a clean stop right after
+//! the last id, after a kill of the postmaster at most [`AHEAD`] ahead of
+//! the wall clock at the kill.
 //!
 //! Settings (`postgresql.conf`, read at server start):
 //! `kguid.node` (a number, 0 to 4294967295, decimal or `0x` hex) or
@@ -36,9 +37,13 @@ use pgrx::pg_sys::{self, Datum};
 use crate::types::{guid_at, guid_datum, luid_datum};
 use crate::{fail, functions};
 
-/// How far past the ids a save moves the horizon; one is due when ids come
-/// within half of it.
+/// How far past the wall clock a save moves the horizon; one is due when
+/// the wall clock comes within half of it.
 const AHEAD: Duration = Duration::from_secs(2);
+
+/// How far past ids that run ahead of the wall clock a save moves the
+/// horizon: ids ahead advance only as they are used (16,384 a tick).
+const MARGIN: Duration = Duration::from_millis(10);
 
 /// The horizon's file, in the data directory.
 const HORIZON_FILE: &str = "kguid.horizon";
@@ -273,14 +278,25 @@ fn clock() -> &'static Shared {
 }
 
 impl Shared {
-    /// Returns once the saved horizon covers ids of Unix time `t`: moves
-    /// it on when it is due, and waits for another backend's save when
-    /// `t` is past it.
+    /// Returns once the saved horizon covers ids of Unix time `t`, having
+    /// moved it on if it is due: when it is within [`AHEAD`]`/2` of the
+    /// wall clock or within [`MARGIN`] of `t`, the backend that takes the
+    /// writer's flag saves [`AHEAD`] past the wall clock, or [`MARGIN`] past
+    /// ids that run ahead of it (after a restart into a horizon in the
+    /// future): so a kill leaves ids at most [`AHEAD`] ahead of the wall
+    /// clock at that moment, however often it happens. Another backend's
+    /// save is waited for only when `t` is past the horizon.
     fn cover(&self, t: u64) {
-        let ahead = AHEAD.as_nanos() as u64;
+        let (ahead, margin) = (AHEAD.as_nanos() as u64, MARGIN.as_nanos() as u64);
+        // The common case: ids are at the wall clock, well below the horizon.
+        if t.saturating_add(ahead / 2) <= self.saved.load(Acquire) {
+            return;
+        }
         loop {
+            let now = guid::unix_nanos(std::time::SystemTime::now());
+            let due = |saved: u64| saved < t.saturating_add(margin) || saved < now + ahead / 2;
             let saved = self.saved.load(Acquire);
-            if t.saturating_add(ahead / 2) <= saved {
+            if !due(saved) {
                 return;
             }
             if self
@@ -288,9 +304,10 @@ impl Shared {
                 .compare_exchange(false, true, Acquire, Acquire)
                 .is_ok()
             {
-                let result = match self.saved.load(Acquire) {
-                    s if s >= t.saturating_add(ahead / 2) => Ok(()),
-                    _ => save_horizon(t + ahead).map(|()| self.saved.store(t + ahead, Release)),
+                let target = (now + ahead).max(t.saturating_add(margin));
+                let result = match due(self.saved.load(Acquire)) {
+                    true => save_horizon(target).map(|()| self.saved.store(target, Release)),
+                    false => Ok(()),
                 };
                 self.writing.store(false, Release);
                 if let Err(e) = result {
@@ -306,7 +323,7 @@ impl Shared {
                 return;
             }
             if t <= saved {
-                return; // another backend moves it on
+                return; // covered; another backend moves it on
             }
             std::thread::sleep(Duration::from_micros(50));
         }

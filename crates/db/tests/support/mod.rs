@@ -148,7 +148,23 @@ impl Postgres {
     /// exits cleanly), or, if `crash`, kills it and every process it
     /// started with SIGKILL; then starts it again on the same data.
     pub fn restart(&mut self, crash: bool) {
+        self.stop(crash);
+        // The shared memory of killed children is released as they go.
+        let until = Instant::now() + Duration::from_secs(30);
+        while let Err(log) = self.start() {
+            assert!(
+                Instant::now() < until,
+                "postgres did not start again:\n{log}"
+            );
+        }
+    }
+
+    /// Stops the server: see [`Postgres::restart`].
+    pub fn stop(&mut self, crash: bool) {
         let pid = self.child.id() as libc::pid_t;
+        if self.child.try_wait().expect("postgres").is_some() {
+            return; // not running
+        }
         if crash {
             let children = children_of(pid);
             // SAFETY: signalling the server's processes, which this
@@ -165,18 +181,24 @@ impl Postgres {
         }
         let status = self.child.wait().expect("wait for postgres");
         assert!(crash || status.success(), "postgres stopped with {status}");
-        // The shared memory of killed children is released as they go.
-        let until = Instant::now() + Duration::from_secs(30);
-        loop {
-            self.child = spawn(&self.bin, &self.dir, &self.settings);
-            std::thread::sleep(Duration::from_millis(200));
-            match self.child.try_wait().expect("postgres") {
-                None => break,
-                Some(_) if Instant::now() < until => continue,
-                Some(status) => panic!("postgres did not start again: {status}\n{}", self.log()),
+    }
+
+    /// Starts the stopped server; the log if it exits instead of serving.
+    pub fn start(&mut self) -> Result<(), String> {
+        self.child = spawn(&self.bin, &self.dir, &self.settings);
+        let until = Instant::now() + Duration::from_secs(60);
+        while !self.ready() {
+            if self.child.try_wait().expect("postgres").is_some() {
+                return Err(self.log());
             }
+            assert!(
+                Instant::now() < until,
+                "PostgreSQL did not start:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
-        self.wait_ready();
+        Ok(())
     }
 
     /// Waits until the server accepts sessions (past recovery and start-up).
@@ -224,9 +246,11 @@ fn children_of(pid: libc::pid_t) -> Vec<libc::pid_t> {
 impl Drop for Postgres {
     fn drop(&mut self) {
         // SIGINT: the fast shutdown, which ends the server's children too.
-        // SAFETY: signalling a child this struct owns and has not reaped.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
-        let _ = self.child.wait();
+        if let Ok(None) = self.child.try_wait() {
+            // SAFETY: signalling a child this struct owns and has not reaped.
+            unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
+            let _ = self.child.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
