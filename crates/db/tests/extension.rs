@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use guid::{Drift, Guid, Id, Luid};
+use guid::{Drift, Guid, Id, Luid, v3};
 use support::{Postgres, guids, luids, sorted};
 use tokio_postgres::Client;
 
@@ -401,6 +401,15 @@ async fn generate(db: &Client, n: i32) -> Vec<Guid> {
         .collect()
 }
 
+/// One id from `xuid_generate()`.
+async fn xuid(db: &Client) -> v3::Xuid {
+    let row = db
+        .query_one("SELECT uuid_send(xuid_generate())", &[])
+        .await
+        .unwrap();
+    v3::Xuid::from_slice(row.get::<_, &[u8]>(0)).unwrap()
+}
+
 /// Eight backends at once, 100,000 ids each: no id repeats, each backend's
 /// ids increase, all carry the server's node; the local ids of the same
 /// clock are distinct too.
@@ -483,11 +492,15 @@ fn restarts_never_repeat() {
             .last()
             .unwrap()
     });
+    let mut last_x = rt.block_on(async { xuid(&connect(&server).await).await });
     for crash in [false, true, false, true] {
         server.restart(crash);
         let ids = rt.block_on(async { generate(&connect(&server).await, 20_000).await });
+        let x = rt.block_on(async { xuid(&connect(&server).await).await });
         let now = guid::unix_nanos(SystemTime::now());
         assert!(ids[0] > last, "crash: {crash}: {} after {last}", ids[0]);
+        assert!(x > last_x, "crash: {crash}: {x} after {last_x}");
+        last_x = x;
         assert!(
             ids[0].time() <= now + 2_000_000_000 + tick,
             "crash: {crash}: {} ns ahead",
@@ -519,6 +532,63 @@ fn restarts_never_repeat() {
     server.start().unwrap();
     let next = rt.block_on(async { generate(&connect(&server).await, 1).await[0] });
     assert!(next > first);
+}
+
+/// v3's 128-bit ids as `uuid`: from the server's v3 clock on its node,
+/// increasing, read back by the library with the same parts; a uuid that
+/// is no such id is refused.
+#[test]
+fn xuids_are_uuids_of_the_servers_v3_clock() {
+    let Some(server) = server(true) else { return };
+    runtime().block_on(async {
+        let db = connect(&server).await;
+        let rows = db
+            .query(
+                "SELECT uuid_send(x), x::text, xuid_time(x), xuid_node(x), xuid_seq(x)
+                   FROM (SELECT xuid_generate() x FROM generate_series(1, 5000)) s",
+                &[],
+            )
+            .await
+            .unwrap();
+        let mut last = None;
+        for row in &rows {
+            let x = v3::Xuid::from_slice(row.get::<_, &[u8]>(0)).unwrap();
+            assert_eq!(x.node(), u64::from(NODE));
+            assert_eq!(row.get::<_, String>(1).parse::<v3::Xuid>(), Ok(x));
+            let micros = UNIX_EPOCH + Duration::from_micros(x.time() / 1_000);
+            assert_eq!(row.get::<_, SystemTime>(2), micros);
+            assert_eq!(row.get::<_, i64>(3) as u64, x.node());
+            assert_eq!(row.get::<_, i32>(4), i32::from(x.seq()));
+            assert!(last < Some(x), "increasing");
+            last = Some(x);
+        }
+        // uuid's own order is the ids': a bound by time selects the later ones.
+        db.batch_execute("CREATE TABLE x (id uuid PRIMARY KEY DEFAULT xuid_generate(), n int)")
+            .await
+            .unwrap();
+        db.batch_execute("INSERT INTO x (n) SELECT generate_series(1, 1000)")
+            .await
+            .unwrap();
+        let t = SystemTime::now() + Duration::from_millis(5);
+        std::thread::sleep(Duration::from_millis(10));
+        db.batch_execute("INSERT INTO x (n) SELECT generate_series(1001, 1500)")
+            .await
+            .unwrap();
+        let n: i64 = db
+            .query_one(
+                "SELECT count(*) FROM x WHERE id >= xuid_from_time($1)",
+                &[&t],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(n, 500);
+        let e = db
+            .query("SELECT xuid_time(gen_random_uuid())", &[])
+            .await
+            .expect_err("a random uuid");
+        assert_eq!(code(&e), "22023", "{e:?}");
+    });
 }
 
 /// Without `shared_preload_libraries` the types work and generating

@@ -187,3 +187,16 @@ CREATE FUNCTION luid_generate() RETURNS luid
     AS 'MODULE_PATHNAME', 'kguid_luid_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION kguid_node() RETURNS int8
     AS 'MODULE_PATHNAME', 'kguid_node' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- v3's 128-bit id (a UUIDv8) as the built-in uuid, whose order is its
+-- bytes' and so the id's: ids from the server's v3 clock, and their parts.
+CREATE FUNCTION xuid_generate() RETURNS uuid
+    AS 'MODULE_PATHNAME', 'kguid_xuid_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION xuid_time(uuid) RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'kguid_xuid_time' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION xuid_node(uuid) RETURNS int8
+    AS 'MODULE_PATHNAME', 'kguid_xuid_node' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION xuid_seq(uuid) RETURNS int4
+    AS 'MODULE_PATHNAME', 'kguid_xuid_seq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION xuid_from_time(timestamptz) RETURNS uuid
+    AS 'MODULE_PATHNAME', 'kguid_xuid_from_time' LANGUAGE C STABLE STRICT PARALLEL SAFE;

@@ -29,12 +29,13 @@ use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
+use guid::v3::{self, Xuid};
 use guid::{Clock, Guid, Id, Luid};
 use pgrx::PgSqlErrorCode::{ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys::{self, Datum};
 
-use crate::types::{guid_at, guid_datum, luid_datum};
+use crate::types::{guid_at, guid_datum, luid_datum, xuid_datum};
 use crate::{fail, functions};
 
 /// How far past the wall clock a save moves the horizon; one is due when
@@ -55,6 +56,8 @@ static NODE_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::n
 #[repr(C, align(64))]
 struct Shared {
     clock: Clock,
+    /// v3's clock, for `xuid_generate()`, on the same node.
+    x: v3::Clock,
     /// The horizon on disk, Unix ns.
     saved: AtomicU64,
     /// Held by the backend writing the horizon.
@@ -130,8 +133,10 @@ unsafe extern "C-unwind" fn startup() {
             .cast::<Shared>();
         if !found {
             let from = load_horizon();
+            let node = node();
             shared.write(Shared {
-                clock: build(from),
+                clock: build(node.clone(), from),
+                x: build_v3(node, from),
                 saved: AtomicU64::new(from),
                 writing: AtomicBool::new(false),
             });
@@ -141,29 +146,62 @@ unsafe extern "C-unwind" fn startup() {
     }
 }
 
-/// The clock on the node the settings choose, issuing only ids after `from`
-/// (Unix ns, 0 for none).
-fn build(from: u64) -> Clock {
-    let mut builder = Clock::builder().shared_with_forks();
-    if let Some(node) = node() {
-        builder = builder.node(node);
-    }
-    if from > 0 {
-        builder = builder
-            .not_before(UNIX_EPOCH + Duration::from_nanos(from))
-            .unwrap_or_else(|e| {
-                fail(
-                    ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!("the time in {HORIZON_FILE} is past the ids' range"),
-                    Some(e.to_string()),
-                )
-            });
-    }
-    builder.build()
+/// Bounds a clock's builder to ids after `from` (Unix ns, 0 for none).
+macro_rules! after {
+    ($builder:expr, $from:expr) => {{
+        let (builder, from) = ($builder.shared_with_forks(), $from);
+        if from == 0 {
+            builder
+        } else {
+            builder
+                .not_before(UNIX_EPOCH + Duration::from_nanos(from))
+                .unwrap_or_else(|e| {
+                    fail(
+                        ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                        format!("the time in {HORIZON_FILE} is past the ids' range"),
+                        Some(e.to_string()),
+                    )
+                })
+        }
+    }};
+}
+
+/// The v2 clock on `node` (random if `None`), issuing only ids after
+/// `from`.
+fn build(node: Option<Node>, from: u64) -> Clock {
+    let builder = Clock::builder();
+    let builder = match node {
+        Some(Node::Number(n)) => builder.node(n),
+        Some(Node::Name(name)) => builder.node(guid::node::from_name(&name)),
+        None => builder,
+    };
+    after!(builder, from).build()
+}
+
+/// The v3 clock on `node` (its v3 form), issuing only ids after `from`.
+fn build_v3(node: Option<Node>, from: u64) -> v3::Clock {
+    let builder = v3::Clock::builder();
+    let builder = match node {
+        Some(Node::Number(n)) => builder.node(u64::from(n)).expect("32 bits fit v3's 58"),
+        Some(Node::Name(name)) => builder
+            .node(v3::node::from_name(&name))
+            .expect("v3's name hash fits its nodes"),
+        None => builder,
+    };
+    after!(builder, from).build()
+}
+
+/// A node the settings choose.
+#[derive(Clone)]
+enum Node {
+    /// `kguid.node`: the node of both generations.
+    Number(u32),
+    /// `kguid.node_name`: hashed as each generation hashes a name.
+    Name(String),
 }
 
 /// The node the settings choose, if they choose one.
-fn node() -> Option<u32> {
+fn node() -> Option<Node> {
     let text = |s: &GucSetting<Option<CString>>| {
         s.get()
             .map(|c| c.to_string_lossy().trim().to_owned())
@@ -180,7 +218,7 @@ fn node() -> Option<u32> {
                 Some(hex) => u32::from_str_radix(hex, 16),
                 None => n.parse(),
             };
-            Some(parsed.unwrap_or_else(|e| {
+            Some(Node::Number(parsed.unwrap_or_else(|e| {
                 fail(
                     ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                     format!(
@@ -188,9 +226,9 @@ fn node() -> Option<u32> {
                     ),
                     Some(e.to_string()),
                 )
-            }))
+            })))
         }
-        (None, Some(name)) => Some(guid::node::from_name(&name)),
+        (None, Some(name)) => Some(Node::Name(name)),
         (None, None) => None,
     }
 }
@@ -251,7 +289,7 @@ fn save_horizon(ns: u64) -> std::io::Result<()> {
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn finish(_code: std::ffi::c_int, _arg: Datum) {
     let Some(shared) = shared() else { return };
-    let last = guid::unix_nanos(shared.clock.last_time());
+    let last = guid::unix_nanos(shared.clock.last_time().max(shared.x.last_time()));
     if last > 0 {
         // Nothing to report to at exit: a failed write leaves the saved
         // horizon, which is later still.
@@ -342,6 +380,16 @@ functions! {
         let id: Luid = shared.clock.l();
         shared.cover(id.time());
         luid_datum(id)
+    }
+    pg_finfo_kguid_xuid_generate => fn kguid_xuid_generate(_fcinfo) {
+        let shared = clock();
+        let id: Xuid = shared.x.x();
+        shared.cover(id.time());
+        xuid_datum(id)
+    }
+    pg_finfo_kguid_xuid_from_time => fn kguid_xuid_from_time(fcinfo) {
+        let t = UNIX_EPOCH + Duration::from_nanos(crate::types::time_arg(fcinfo, 0));
+        xuid_datum(Xuid::from_time(&clock().x, t))
     }
     pg_finfo_kguid_node => fn kguid_node(_fcinfo) {
         Datum::from(i64::from(clock().clock.node()))

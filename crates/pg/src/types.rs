@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 use std::ffi::{CStr, c_int};
 use std::time::{Duration, UNIX_EPOCH};
 
+use guid::v3::Xuid;
 use guid::{Drift, Guid, Id, Luid};
 use pgrx::PgSqlErrorCode::{
     ERRCODE_DATETIME_FIELD_OVERFLOW, ERRCODE_INVALID_BINARY_REPRESENTATION,
@@ -46,6 +47,28 @@ pub(crate) unsafe fn guid_arg(fcinfo: FunctionCallInfo, n: usize) -> Guid {
 pub(crate) unsafe fn luid_arg(fcinfo: FunctionCallInfo, n: usize) -> Luid {
     let value = unsafe { arg(fcinfo, n) }.value() as u64;
     Luid::from_u64(value).unwrap_or_else(|e| damaged("luid", e))
+}
+
+/// The v3 id of the `uuid` argument `n`; a uuid that is not one is an
+/// error.
+///
+/// # Safety
+/// Argument `n` of `fcinfo` is a `uuid`.
+pub(crate) unsafe fn xuid_arg(fcinfo: FunctionCallInfo, n: usize) -> Xuid {
+    // SAFETY: a uuid datum points to its 16 bytes.
+    let bytes = unsafe { *arg(fcinfo, n).cast_mut_ptr::<[u8; 16]>() };
+    Xuid::from_bytes(bytes).unwrap_or_else(|e| {
+        fail(
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "the uuid is not a kguid v3 id (a UUIDv8 of its layout)".into(),
+            Some(e.to_string()),
+        )
+    })
+}
+
+/// The `uuid` datum of a v3 id.
+pub(crate) fn xuid_datum(id: Xuid) -> Datum {
+    palloc_bytes(id.as_bytes())
 }
 
 /// The datum of a `guid`.
@@ -116,7 +139,7 @@ fn ordering(o: Ordering) -> Datum {
 }
 
 /// A `timestamptz` of Unix nanoseconds (kept to microseconds).
-fn timestamptz(ns: u64) -> Datum {
+pub(crate) fn timestamptz(ns: u64) -> Datum {
     Datum::from((ns / 1_000) as i64 - PG_EPOCH_US)
 }
 
@@ -321,6 +344,15 @@ functions! {
             )
         };
         guid_datum(guid_at(time_arg(fcinfo, 0), node, drift_arg(fcinfo, 2)))
+    }
+    pg_finfo_kguid_xuid_time => fn kguid_xuid_time(fcinfo) {
+        timestamptz(xuid_arg(fcinfo, 0).time())
+    }
+    pg_finfo_kguid_xuid_node => fn kguid_xuid_node(fcinfo) {
+        Datum::from(xuid_arg(fcinfo, 0).node() as i64)
+    }
+    pg_finfo_kguid_xuid_seq => fn kguid_xuid_seq(fcinfo) {
+        Datum::from(i32::from(xuid_arg(fcinfo, 0).seq()))
     }
     pg_finfo_kguid_luid_from_time => fn kguid_luid_from_time(fcinfo) {
         let t = UNIX_EPOCH + Duration::from_nanos(time_arg(fcinfo, 0));
