@@ -94,19 +94,27 @@ pub(crate) fn init() {
     // SAFETY: hooks are chained in `_PG_init` of a preloaded library, in
     // the postmaster, before it starts anything.
     unsafe {
-        PREV_REQUEST = pg_sys::shmem_request_hook;
-        pg_sys::shmem_request_hook = Some(request);
+        // Before 15 there is no request hook: space is asked for here.
+        #[cfg(any(feature = "pg13", feature = "pg14"))]
+        pg_sys::RequestAddinShmemSpace(ROOM);
+        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+        {
+            PREV_REQUEST = pg_sys::shmem_request_hook;
+            pg_sys::shmem_request_hook = Some(request);
+        }
         PREV_STARTUP = pg_sys::shmem_startup_hook;
         pg_sys::shmem_startup_hook = Some(startup);
     }
 }
 
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
 static mut PREV_REQUEST: pg_sys::shmem_request_hook_type = None;
 static mut PREV_STARTUP: pg_sys::shmem_startup_hook_type = None;
 
 /// Room for [`Shared`], and for aligning it: the server aligns to 8 bytes.
 const ROOM: usize = size_of::<Shared>() + align_of::<Shared>();
 
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn request() {
     unsafe {
