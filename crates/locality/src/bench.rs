@@ -6,8 +6,8 @@ use std::time::Instant;
 use tokio_postgres::Client;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 
-use crate::error::{Context, Result};
-use crate::kind::{FleetSpec, Kind, write_rows};
+use crate::error::{Context, Error, Result};
+use crate::kind::{COST_SEQUENCE, FleetSpec, Kind, write_rows};
 
 /// What one kind's run measured.
 #[derive(Clone, Debug)]
@@ -97,7 +97,7 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
         .batch_execute(&format!("DROP TABLE IF EXISTS {table} CASCADE"))
         .await
         .context(|| format!("dropping an earlier {table}"))?;
-    for sql in &create {
+    for sql in kind.prepare().iter().chain(&create) {
         client.batch_execute(sql).await.context(|| sql.clone())?;
     }
     // Each kind starts with no dirty pages of the one before it to write.
@@ -181,4 +181,136 @@ pub async fn run(session: &mut Session, kind: Kind, plan: &Plan) -> Result<Measu
         wal_bytes: sizes.get(2),
         passes: vec![seconds],
     })
+}
+
+/// What making ids in the server costs, without inserting them.
+#[derive(Clone, Debug)]
+pub struct Cost {
+    /// The kind whose generator this is, or `None` for the query around
+    /// the generators alone.
+    pub kind: Option<Kind>,
+    /// The SQL expression timed.
+    pub expression: String,
+    /// Nanoseconds per id of every run, in the order they ran.
+    pub runs: Vec<f64>,
+}
+
+impl Cost {
+    /// The median run's nanoseconds per id.
+    pub fn ns_per_id(&self) -> f64 {
+        let mut runs = self.runs.clone();
+        runs.sort_by(f64::total_cmp);
+        runs.get(runs.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// The query that makes `rows` values of `expression`: `count` keeps
+/// every one (a volatile function runs once a row) and returns one row.
+pub fn cost_query(expression: &str, rows: u64) -> String {
+    format!("SELECT count({expression}) FROM generate_series(1, {rows}) AS i")
+}
+
+/// The `work_mem` for [`cost_query`]: enough for the series of `rows`
+/// values to stay in memory (about 48 bytes each in its tuplestore), and
+/// never less than PostgreSQL's default 4 MB. Spilled to a temporary file,
+/// the series costs more than the cheaper generators, and varies more.
+pub fn cost_work_mem(rows: u64) -> String {
+    format!("{}kB", (rows * 64).div_ceil(1024).max(4096))
+}
+
+/// Times the generators of `kinds` (each [`Kind::generator`]) and then
+/// `count(i)`, the series and count alone, each making `rows` ids in one
+/// query, in `rounds` rounds that take them in turn (so a slow spell of
+/// the machine falls on one run of each rather than on every run of one).
+pub async fn costs(
+    session: &Session,
+    kinds: &[Kind],
+    rows: u64,
+    rounds: u16,
+    keep: bool,
+) -> Result<Vec<Cost>> {
+    let client = &session.client;
+    let mut costs = Vec::with_capacity(kinds.len() + 1);
+    for &kind in kinds {
+        let expression = kind
+            .generator()
+            .ok_or_else(|| Error::msg(format!("{}: no generator in the server", kind.name())))?;
+        let mut setup = kind.prepare();
+        if kind == Kind::Bigserial {
+            setup.push(format!(
+                "DROP SEQUENCE IF EXISTS {COST_SEQUENCE}; CREATE SEQUENCE {COST_SEQUENCE}"
+            ));
+        }
+        for sql in &setup {
+            client.batch_execute(sql).await.context(|| sql.clone())?;
+        }
+        costs.push(Cost {
+            kind: Some(kind),
+            expression,
+            runs: Vec::new(),
+        });
+    }
+    costs.push(Cost {
+        kind: None,
+        expression: "i".to_string(),
+        runs: Vec::new(),
+    });
+    let work_mem = format!("SET work_mem = '{}'", cost_work_mem(rows));
+    client
+        .batch_execute(&work_mem)
+        .await
+        .context(|| work_mem.clone())?;
+    for _ in 0..rounds {
+        for cost in &mut costs {
+            let what = cost.kind.map_or("count(i)", Kind::name);
+            let query = cost_query(&cost.expression, rows);
+            let start = Instant::now();
+            let row = client
+                .query_one(&query, &[])
+                .await
+                .context(|| format!("{what}: {query}"))?;
+            let seconds = start.elapsed().as_secs_f64();
+            let made: i64 = row.get(0);
+            if made as u64 != rows {
+                return Err(Error::msg(format!("{what}: {query} counted {made}")));
+            }
+            cost.runs.push(seconds * 1e9 / rows as f64);
+        }
+    }
+    client
+        .batch_execute("RESET work_mem")
+        .await
+        .context(|| "RESET work_mem")?;
+    if kinds.contains(&Kind::Bigserial) && !keep {
+        client
+            .batch_execute(&format!("DROP SEQUENCE {COST_SEQUENCE}"))
+            .await
+            .context(|| format!("dropping {COST_SEQUENCE}"))?;
+    }
+    Ok(costs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_query_makes_one_value_a_row_in_memory() {
+        assert_eq!(
+            cost_query("guid_generate()", 2_000_000),
+            "SELECT count(guid_generate()) FROM generate_series(1, 2000000) AS i"
+        );
+        assert_eq!(cost_work_mem(2_000_000), "125000kB");
+        assert_eq!(cost_work_mem(1000), "4096kB");
+        let c = Cost {
+            kind: Some(Kind::SqlLuid),
+            expression: "luid_generate()".into(),
+            runs: vec![3.0, 1.0, 2.0, 5.0],
+        };
+        // The lower middle of an even count, as a pass's median is.
+        assert_eq!(c.ns_per_id(), 2.0);
+        assert!(Cost { runs: vec![], ..c }.ns_per_id().is_nan());
+    }
 }

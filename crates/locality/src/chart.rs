@@ -6,19 +6,25 @@ use plotters::prelude::*;
 
 use crate::bench::Measured;
 use crate::error::{Context, Error, Result, chain};
+use crate::kind::Kind;
 
-/// Distinct colours for the lines, in the kinds' order.
-const COLOURS: [RGBColor; 9] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0x7f, 0x7f, 0x7f),
-    RGBColor(0xbc, 0xbd, 0x22),
-];
+/// A kind's line: its colour, and whether it is dashed. Ids the server
+/// makes have the colour of the same ids made by the client, dashed;
+/// bigserial, always the server's, is solid.
+fn style(kind: Kind) -> (RGBColor, bool) {
+    let colour = match kind {
+        Kind::Guid | Kind::SqlGuid => RGBColor(0x1f, 0x77, 0xb4),
+        Kind::GuidFleet => RGBColor(0xff, 0x7f, 0x0e),
+        Kind::Fleet => RGBColor(0x2c, 0xa0, 0x2c),
+        Kind::Luid | Kind::SqlLuid => RGBColor(0xd6, 0x27, 0x28),
+        Kind::UuidV4 | Kind::SqlUuidV4 => RGBColor(0x94, 0x67, 0xbd),
+        Kind::UuidV7 | Kind::SqlUuidV7 => RGBColor(0x8c, 0x56, 0x4b),
+        Kind::Bigserial => RGBColor(0xe3, 0x77, 0xc2),
+        Kind::FleetLuidNode => RGBColor(0x7f, 0x7f, 0x7f),
+        Kind::FleetPartitioned => RGBColor(0xbc, 0xbd, 0x22),
+    };
+    (colour, kind.server_made() && kind != Kind::Bigserial)
+}
 
 /// Writes an SVG of each kind's rows/s per span of `span` rows.
 pub fn write(path: &Path, results: &[Measured], span: u64, title: &str) -> Result<()> {
@@ -74,13 +80,23 @@ fn draw(
         .axis_desc_style(("sans-serif", 16))
         .draw()?;
     for (i, (m, rates)) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
+        let (colour, dashed) = style(m.kind);
         let points = rates
             .iter()
             .map(|&(rows, rate)| (rows as f64 / unit, rate / 1e3));
-        chart.draw_series(LineSeries::new(points, colour.stroke_width(2)))?;
         let y = 60 + 26 * i as i32;
-        legend.draw(&PathElement::new([(5, y), (35, y)], colour.stroke_width(3)))?;
+        if dashed {
+            chart.draw_series(DashedLineSeries::new(points, 9, 5, colour.stroke_width(2)))?;
+            for x in [5, 19, 33] {
+                legend.draw(&PathElement::new(
+                    [(x, y), ((x + 9).min(35), y)],
+                    colour.stroke_width(3),
+                ))?;
+            }
+        } else {
+            chart.draw_series(LineSeries::new(points, colour.stroke_width(2)))?;
+            legend.draw(&PathElement::new([(5, y), (35, y)], colour.stroke_width(3)))?;
+        }
         legend.draw(&Text::new(
             m.kind.name(),
             (42, y - 8),
@@ -102,6 +118,24 @@ fn axis_label(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_a_line_of_its_own() {
+        let styles: Vec<_> = Kind::ALL.iter().map(|&k| style(k)).collect();
+        for (i, a) in styles.iter().enumerate() {
+            for (j, b) in styles.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "{:?} and {:?}", Kind::ALL[i], Kind::ALL[j]);
+            }
+        }
+        // The server's ids look like the client's, dashed.
+        assert_eq!(style(Kind::SqlGuid), (style(Kind::Guid).0, true));
+        assert_eq!(style(Kind::SqlLuid), (style(Kind::Luid).0, true));
+        assert!(!style(Kind::Bigserial).1);
+        // The legend's column holds every kind.
+        assert!(60 + 26 * Kind::ALL.len() < 540);
+    }
+
     #[test]
     fn axis_labels_drop_float_noise() {
         assert_eq!(super::axis_label(0.6000000000000001), "0.6");

@@ -9,6 +9,36 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use uuid::Uuid;
 
+/// Creates the kguid extension's types and generators, if the database
+/// has not got them.
+pub const CREATE_KGUID: &str = "CREATE EXTENSION IF NOT EXISTS kguid";
+
+/// A uuid v7 (RFC 9562) in SQL, for servers without one built in (before
+/// PostgreSQL 18): the unix time in milliseconds from `clock_timestamp()`,
+/// the low 48 bits of its `int8send`, over the first 6 bytes of a
+/// `gen_random_uuid()`, whose version bits 0100 become 0111 (bits 4 and 5
+/// of byte 6, as `set_bit` numbers them); the variant stays `gen_random_uuid`'s.
+/// Ids of different milliseconds are in time order; within one, random.
+pub const UUIDV7_FUNCTION: &str = "\
+CREATE OR REPLACE FUNCTION kguid_locality_uuidv7() RETURNS uuid
+LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+  SELECT encode(
+    set_bit(
+      set_bit(
+        overlay(uuid_send(gen_random_uuid())
+                PLACING substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::int8) FROM 3)
+                FROM 1 FOR 6),
+        52, 1),
+      53, 1),
+    'hex')::uuid
+$$";
+
+/// Drops [`UUIDV7_FUNCTION`]'s function once no table needs it.
+pub const DROP_UUIDV7_FUNCTION: &str = "DROP FUNCTION IF EXISTS kguid_locality_uuidv7()";
+
+/// The sequence whose `nextval` is timed as bigserial's generator.
+pub const COST_SEQUENCE: &str = "kguid_locality_cost_seq";
+
 /// A primary key to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Kind {
@@ -26,6 +56,15 @@ pub enum Kind {
     UuidV7,
     /// `bigserial`: the server's sequence.
     Bigserial,
+    /// A `guid` column of the kguid extension, `DEFAULT guid_generate()`:
+    /// the server's one clock.
+    SqlGuid,
+    /// A `luid` column of the kguid extension, `DEFAULT luid_generate()`.
+    SqlLuid,
+    /// A UUID column, `DEFAULT gen_random_uuid()` (v4).
+    SqlUuidV4,
+    /// A UUID column whose default is [`UUIDV7_FUNCTION`], a uuid v7 in SQL.
+    SqlUuidV7,
     /// A fleet candidate: `(Luid INT8, node INT4)`, time first.
     FleetLuidNode,
     /// A fleet candidate: a partition per node, each keyed `(Luid INT8, node INT4)`.
@@ -34,8 +73,10 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order a run measures them: the seven kinds of the
-    /// report, then the fleet candidates the recipe was chosen against.
-    pub const ALL: [Kind; 9] = [
+    /// report, the ids the server makes (with `bigserial`, the kinds of
+    /// [`Kind::server_made`]), then the fleet candidates the recipe was
+    /// chosen against.
+    pub const ALL: [Kind; 13] = [
         Kind::Guid,
         Kind::GuidFleet,
         Kind::Fleet,
@@ -43,6 +84,10 @@ impl Kind {
         Kind::UuidV4,
         Kind::UuidV7,
         Kind::Bigserial,
+        Kind::SqlGuid,
+        Kind::SqlLuid,
+        Kind::SqlUuidV4,
+        Kind::SqlUuidV7,
         Kind::FleetLuidNode,
         Kind::FleetPartitioned,
     ];
@@ -57,6 +102,10 @@ impl Kind {
             Kind::UuidV4 => "uuid-v4",
             Kind::UuidV7 => "uuid-v7",
             Kind::Bigserial => "bigserial",
+            Kind::SqlGuid => "sql-guid",
+            Kind::SqlLuid => "sql-luid",
+            Kind::SqlUuidV4 => "sql-uuid-v4",
+            Kind::SqlUuidV7 => "sql-uuid-v7",
             Kind::FleetLuidNode => "fleet-luid-node",
             Kind::FleetPartitioned => "fleet-partitioned",
         }
@@ -72,6 +121,10 @@ impl Kind {
             Kind::UuidV4 => "UUID v4".into(),
             Kind::UuidV7 => "UUID v7".into(),
             Kind::Bigserial => "bigserial".into(),
+            Kind::SqlGuid => "guid DEFAULT guid_generate()".into(),
+            Kind::SqlLuid => "luid DEFAULT luid_generate()".into(),
+            Kind::SqlUuidV4 => "UUID DEFAULT gen_random_uuid()".into(),
+            Kind::SqlUuidV7 => "UUID DEFAULT kguid_locality_uuidv7()".into(),
             Kind::FleetLuidNode => format!("(Luid INT8, node INT4), {nodes} clocks"),
             Kind::FleetPartitioned => {
                 format!("{nodes} partitions by node, (Luid INT8, node INT4)")
@@ -85,14 +138,53 @@ impl Kind {
         matches!(self, Kind::FleetLuidNode | Kind::FleetPartitioned)
     }
 
+    /// Whether the server makes the kind's ids, as a column default: rows
+    /// are written with their payload only.
+    pub fn server_made(self) -> bool {
+        matches!(
+            self,
+            Kind::Bigserial | Kind::SqlGuid | Kind::SqlLuid | Kind::SqlUuidV4 | Kind::SqlUuidV7
+        )
+    }
+
+    /// Whether the kind needs the kguid extension, preloaded.
+    pub fn needs_kguid(self) -> bool {
+        matches!(self, Kind::SqlGuid | Kind::SqlLuid)
+    }
+
+    /// What the server must have before the kind's table or generator: the
+    /// extension, or the uuid v7 function.
+    pub fn prepare(self) -> Vec<String> {
+        match self {
+            Kind::SqlGuid | Kind::SqlLuid => vec![CREATE_KGUID.to_string()],
+            Kind::SqlUuidV7 => vec![UUIDV7_FUNCTION.to_string()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The SQL expression that makes one of the kind's ids in the server,
+    /// for timing the generator alone; bigserial's is `nextval` of
+    /// [`COST_SEQUENCE`].
+    pub fn generator(self) -> Option<String> {
+        match self {
+            Kind::Bigserial => Some(format!("nextval('{COST_SEQUENCE}')")),
+            Kind::SqlGuid => Some("guid_generate()".into()),
+            Kind::SqlLuid => Some("luid_generate()".into()),
+            Kind::SqlUuidV4 => Some("gen_random_uuid()".into()),
+            Kind::SqlUuidV7 => Some("kguid_locality_uuidv7()".into()),
+            _ => None,
+        }
+    }
+
     /// The table's name.
     pub fn table(self) -> String {
         format!("kguid_locality_{}", self.name().replace('-', "_"))
     }
 
-    /// The statements that create the table. Autovacuum is off for the
-    /// benchmark's tables: it would run at a different moment for each
-    /// kind and take CPU from the insert being timed.
+    /// The statements that create the table, after [`Kind::prepare`]'s.
+    /// Autovacuum is off for the benchmark's tables: it would run at a
+    /// different moment for each kind and take CPU from the insert being
+    /// timed.
     pub fn create(self, nodes: &[i32]) -> Vec<String> {
         let t = self.table();
         let off = "WITH (autovacuum_enabled = off)";
@@ -101,6 +193,14 @@ impl Kind {
             Kind::Luid => "id INT8 PRIMARY KEY, payload INT8 NOT NULL",
             Kind::UuidV4 | Kind::UuidV7 => "id UUID PRIMARY KEY, payload INT8 NOT NULL",
             Kind::Bigserial => "id BIGSERIAL PRIMARY KEY, payload INT8 NOT NULL",
+            Kind::SqlGuid => "id guid PRIMARY KEY DEFAULT guid_generate(), payload INT8 NOT NULL",
+            Kind::SqlLuid => "id luid PRIMARY KEY DEFAULT luid_generate(), payload INT8 NOT NULL",
+            Kind::SqlUuidV4 => {
+                "id UUID PRIMARY KEY DEFAULT gen_random_uuid(), payload INT8 NOT NULL"
+            }
+            Kind::SqlUuidV7 => {
+                "id UUID PRIMARY KEY DEFAULT kguid_locality_uuidv7(), payload INT8 NOT NULL"
+            }
             Kind::Fleet => {
                 "node INT4 NOT NULL, id INT8 NOT NULL, payload INT8 NOT NULL, PRIMARY KEY (node, id)"
             }
@@ -126,7 +226,7 @@ impl Kind {
     /// The COPY statement for one batch.
     pub fn copy(self) -> String {
         let columns = match self {
-            Kind::Bigserial => "payload",
+            k if k.server_made() => "payload",
             Kind::Fleet | Kind::FleetLuidNode | Kind::FleetPartitioned => "node, id, payload",
             _ => "id, payload",
         };
@@ -142,7 +242,9 @@ impl Kind {
             Kind::Guid | Kind::GuidFleet => vec![Type::BYTEA, Type::INT8],
             Kind::Luid => vec![Type::INT8, Type::INT8],
             Kind::UuidV4 | Kind::UuidV7 => vec![Type::UUID, Type::INT8],
-            Kind::Bigserial => vec![Type::INT8],
+            Kind::Bigserial | Kind::SqlGuid | Kind::SqlLuid | Kind::SqlUuidV4 | Kind::SqlUuidV7 => {
+                vec![Type::INT8]
+            }
             Kind::Fleet | Kind::FleetLuidNode | Kind::FleetPartitioned => {
                 vec![Type::INT4, Type::INT8, Type::INT8]
             }
@@ -160,7 +262,9 @@ impl Kind {
             }
             Kind::UuidV4 => Ids::UuidV4,
             Kind::UuidV7 => Ids::UuidV7,
-            Kind::Bigserial => Ids::Serial,
+            Kind::Bigserial | Kind::SqlGuid | Kind::SqlLuid | Kind::SqlUuidV4 | Kind::SqlUuidV7 => {
+                Ids::Server
+            }
         }
     }
 }
@@ -293,8 +397,8 @@ pub enum Ids {
     UuidV4,
     /// uuid v7 (the crate's are ordered within a process).
     UuidV7,
-    /// No id: the server's sequence fills it in.
-    Serial,
+    /// No id: the column's default fills it in.
+    Server,
 }
 
 /// A fleet's clocks (with their nodes as INT4), written round-robin.
@@ -345,7 +449,7 @@ pub async fn write_rows(
             }
             Ids::UuidV4 => w.as_mut().write(&[&Uuid::new_v4(), payload]).await?,
             Ids::UuidV7 => w.as_mut().write(&[&Uuid::now_v7(), payload]).await?,
-            Ids::Serial => {
+            Ids::Server => {
                 let row: [&(dyn ToSql + Sync); 1] = [payload];
                 w.as_mut().write(&row).await?
             }
@@ -369,6 +473,148 @@ mod tests {
             assert_eq!(n, node);
             assert_eq!(guid::Luid::from_i64(id).map(|l| l.to_g(n as u32)), Ok(g));
         }
+    }
+
+    #[test]
+    fn the_server_makes_the_ids_of_the_sql_kinds() {
+        let server = [
+            Kind::Bigserial,
+            Kind::SqlGuid,
+            Kind::SqlLuid,
+            Kind::SqlUuidV4,
+            Kind::SqlUuidV7,
+        ];
+        // After the seven kinds, before the fleet candidates.
+        assert_eq!(&Kind::ALL[6..11], &server);
+        assert!(Kind::ALL[11..].iter().all(|k| k.is_candidate()));
+        for kind in Kind::ALL {
+            let made = server.contains(&kind);
+            assert_eq!(kind.server_made(), made, "{kind:?}");
+            assert_eq!(kind.generator().is_some(), made, "{kind:?}");
+            assert_eq!(kind.types().len() == 1, made, "{kind:?}");
+            assert_eq!(kind.copy().contains("(payload)"), made, "{kind:?}");
+            assert!(matches!(kind.ids(&FleetSpec::new(2, Duration::ZERO)), Ids::Server) == made);
+            // Names are their own and make table names.
+            assert_eq!(Kind::from_str(kind.name(), false), Ok(kind));
+        }
+        let create = |k: Kind| {
+            let mut sql = k.prepare();
+            sql.extend(k.create(&[]));
+            sql
+        };
+        assert_eq!(
+            create(Kind::SqlGuid),
+            [
+                "CREATE EXTENSION IF NOT EXISTS kguid",
+                "CREATE TABLE kguid_locality_sql_guid (id guid PRIMARY KEY DEFAULT guid_generate(), \
+                 payload INT8 NOT NULL) WITH (autovacuum_enabled = off)"
+            ]
+        );
+        assert_eq!(create(Kind::SqlLuid)[0], CREATE_KGUID);
+        assert!(create(Kind::SqlLuid)[1].contains("(id luid PRIMARY KEY DEFAULT luid_generate(),"));
+        assert_eq!(
+            create(Kind::SqlUuidV4),
+            [
+                "CREATE TABLE kguid_locality_sql_uuid_v4 (id UUID PRIMARY KEY DEFAULT \
+              gen_random_uuid(), payload INT8 NOT NULL) WITH (autovacuum_enabled = off)"
+            ]
+        );
+        let v7 = create(Kind::SqlUuidV7);
+        assert_eq!(v7[0], UUIDV7_FUNCTION);
+        assert!(v7[1].contains("DEFAULT kguid_locality_uuidv7()"));
+        assert!(UUIDV7_FUNCTION.starts_with("CREATE OR REPLACE FUNCTION kguid_locality_uuidv7()"));
+        assert!(UUIDV7_FUNCTION.contains("LANGUAGE sql VOLATILE"));
+        assert_eq!(
+            Kind::Bigserial.generator().unwrap(),
+            "nextval('kguid_locality_cost_seq')"
+        );
+        assert!(Kind::Bigserial.prepare().is_empty());
+        assert!(
+            Kind::ALL
+                .iter()
+                .filter(|k| k.needs_kguid())
+                .eq(&[Kind::SqlGuid, Kind::SqlLuid])
+        );
+    }
+
+    /// The SQL uuid v7 against a temporary server: version 7, RFC 9562's
+    /// variant, the time of its making in its first 48 bits, so ids made a
+    /// millisecond or more apart sort by time.
+    #[test]
+    fn the_sql_uuid_v7_is_a_uuid_v7_ordered_by_time() {
+        let Some(bin) = crate::server::find_bin() else {
+            if std::env::var("KGUID_REQUIRE_SERVERS").is_ok_and(|v| v == "1") {
+                panic!(
+                    "KGUID_REQUIRE_SERVERS=1 and PostgreSQL's server binaries are not installed"
+                );
+            }
+            eprintln!("skipped: PostgreSQL's server binaries (initdb, pg_ctl) are not installed");
+            return;
+        };
+        let server = crate::server::TempServer::start(Some(&bin)).expect("a temporary server");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (client, connection) = server
+                .config()
+                .connect(tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            for sql in Kind::SqlUuidV7.prepare() {
+                client.batch_execute(&sql).await.unwrap();
+            }
+            // Twice: CREATE OR REPLACE.
+            client.batch_execute(UUIDV7_FUNCTION).await.unwrap();
+            let unix_ms = || {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_millis() as u64
+            };
+            let ms = |u: &Uuid| {
+                let b = u.as_bytes();
+                b[..6].iter().fold(0u64, |t, &x| t << 8 | u64::from(x))
+            };
+            let mut ids = Vec::new();
+            for _ in 0..20 {
+                let before = unix_ms();
+                let row = client
+                    .query_one("SELECT kguid_locality_uuidv7()", &[])
+                    .await
+                    .unwrap();
+                let after = unix_ms();
+                let id: Uuid = row.get(0);
+                assert_eq!(id.get_version_num(), 7, "{id}");
+                assert_eq!(id.get_variant(), uuid::Variant::RFC4122, "{id}");
+                assert!(
+                    (before..=after).contains(&ms(&id)),
+                    "{id}: {before}..={after}"
+                );
+                // The uuid crate reads the same time.
+                let (secs, nanos) = id.get_timestamp().unwrap().to_unix();
+                assert_eq!(secs * 1000 + u64::from(nanos) / 1_000_000, ms(&id));
+                ids.push(id);
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+            // Many in one query: every one a v7, none repeated, their times
+            // never going back in the order they were made.
+            let rows = client
+                .query(
+                    "SELECT kguid_locality_uuidv7() FROM generate_series(1, 20000)",
+                    &[],
+                )
+                .await
+                .unwrap();
+            let ids: Vec<Uuid> = rows.iter().map(|r| r.get(0)).collect();
+            assert!(ids.iter().all(|u| u.get_version_num() == 7));
+            assert!(ids.windows(2).all(|w| ms(&w[0]) <= ms(&w[1])));
+            let distinct: std::collections::HashSet<&Uuid> = ids.iter().collect();
+            assert_eq!(distinct.len(), ids.len());
+        });
     }
 
     #[test]

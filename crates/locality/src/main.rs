@@ -1,6 +1,8 @@
 //! `locality`: the insert rate and primary-key index size of kguid ids in
 //! PostgreSQL, against uuid v4, uuid v7 and bigserial — the measured reason
-//! to choose k-ordered keys, and the storage recipe for a fleet of writers.
+//! to choose k-ordered keys, and the storage recipe for a fleet of writers;
+//! and the same for ids the server makes (the kguid extension's generators,
+//! `gen_random_uuid()`, a uuid v7 in SQL), with what making them costs.
 //!
 //! ```text
 //! locality --temp-server                       # a throwaway server of its own
@@ -11,6 +13,7 @@
 mod bench;
 mod chart;
 mod error;
+mod extension;
 mod kind;
 mod report;
 mod server;
@@ -23,7 +26,7 @@ use std::time::Duration;
 use clap::Parser;
 use tokio_postgres::{Config, NoTls};
 
-use crate::bench::{Measured, Plan, Session};
+use crate::bench::{Cost, Measured, Plan, Session};
 use crate::error::{Context, Error, Result};
 use crate::kind::{FleetSpec, Kind};
 use crate::report::thousands;
@@ -76,7 +79,8 @@ struct Args {
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     batch: u64,
 
-    /// The kinds to measure, in order (default: all).
+    /// The kinds to measure, in order (default: all; sql-guid and sql-luid
+    /// only if the server has the kguid extension and preloads it).
     #[arg(long, value_enum, value_delimiter = ',')]
     kinds: Vec<Kind>,
 
@@ -108,6 +112,9 @@ struct Args {
     keep: bool,
 }
 
+/// How many times each generator in the server is timed.
+const COST_ROUNDS: u16 = 5;
+
 fn main() -> ExitCode {
     let args = Args::parse();
     match start(&args) {
@@ -133,8 +140,18 @@ fn start(args: &Args) -> Result<()> {
     let (config, note) = if args.temp_server {
         eprintln!("locality: starting a temporary PostgreSQL");
         let server = temp.insert(TempServer::start(args.pg_bin.as_deref())?);
+        let kguid = match server.kguid() {
+            Some(lib) => format!(
+                "preloading kguid ({}) with {}",
+                lib.display(),
+                server::KGUID_SETTINGS
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .join(", ")
+            ),
+            None => "not preloading kguid (no kguid.so in its library directory)".to_string(),
+        };
         let note = format!(
-            "a temporary server started for this run, listening only on a unix socket in {}",
+            "a temporary server started for this run, listening only on a unix socket in {}, {kguid}",
             server.socket_dir().display()
         );
         (server.config(), note)
@@ -196,19 +213,23 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
     let settings = client
         .query_one(
             "SELECT current_setting('server_version'), current_setting('shared_buffers'),
-                    current_setting('fsync')",
+                    current_setting('fsync'), current_setting('shared_preload_libraries')",
             &[],
         )
         .await
         .context(|| "reading the server's settings")?;
-    let (version, buffers, fsync): (String, String, String) =
-        (settings.get(0), settings.get(1), settings.get(2));
+    let (version, buffers, fsync, preload): (String, String, String, String) = (
+        settings.get(0),
+        settings.get(1),
+        settings.get(2),
+        settings.get(3),
+    );
 
-    let kinds = if args.kinds.is_empty() {
-        Kind::ALL.to_vec()
-    } else {
-        args.kinds.clone()
-    };
+    let support = extension::Support::query(&client, args.temp_server).await?;
+    let (kinds, left_out) = extension::select(&args.kinds, &support).map_err(Error::msg)?;
+    if let Some(note) = left_out {
+        eprintln!("locality: {note}");
+    }
     let plan = Plan {
         rows: args.rows,
         batch: args.batch,
@@ -252,6 +273,32 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
     }
     let results: Vec<Measured> = passes.into_iter().filter_map(Measured::median).collect();
 
+    // The server's generators alone, as many ids as each kind inserted,
+    // and the query around them with no generator.
+    let made_in_server: Vec<Kind> = kinds.iter().copied().filter(|k| k.server_made()).collect();
+    let mut costs: Vec<Cost> = Vec::new();
+    if !made_in_server.is_empty() {
+        eprintln!(
+            "locality: timing the server's generators, {COST_ROUNDS} rounds of {} ids each",
+            thousands(args.rows)
+        );
+        costs = bench::costs(&session, &made_in_server, args.rows, COST_ROUNDS, args.keep).await?;
+        for c in &costs {
+            eprintln!(
+                "locality: made in the server: {:<17} {:>8.1} ns per id",
+                c.kind.map_or("count(i) alone", Kind::name),
+                c.ns_per_id()
+            );
+        }
+    }
+    if kinds.contains(&Kind::SqlUuidV7) && !args.keep {
+        session
+            .client
+            .batch_execute(kind::DROP_UUIDV7_FUNCTION)
+            .await
+            .context(|| kind::DROP_UUIDV7_FUNCTION)?;
+    }
+
     // About 20 points a line: spans of whole batches, 100,000 rows for a
     // full run.
     let span = (args.rows / 20).div_ceil(args.batch).max(1) * args.batch;
@@ -261,10 +308,16 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
         "{} rows per kind in batches of {}, each batch one binary COPY (its own transaction) \
          through tokio-postgres, ids made as rows are written. Fleet kinds: {nodes} writers \
          with nodes of their own, clocks spread over ±{} ms, rows interleaved round-robin. \
-         Tables fresh per kind, autovacuum off for them, CHECKPOINT before each{}{}.\n",
+         {}Tables fresh per kind, autovacuum off for them, CHECKPOINT before each{}{}.\n",
         thousands(args.rows),
         thousands(args.batch),
         args.skew_ms,
+        if results.iter().any(|m| m.kind.server_made()) {
+            "The server makes the ids of bigserial and the sql-* kinds, as the column's \
+             DEFAULT: their rows carry the payload only. "
+        } else {
+            ""
+        },
         if args.no_warmup {
             ""
         } else {
@@ -280,15 +333,26 @@ async fn measure(args: &Args, config: Config, server_note: &str) -> Result<()> {
         },
     );
     println!(
-        "Server: PostgreSQL {version}, shared_buffers={buffers}, fsync={fsync}; {server_note}.\n"
+        "Server: PostgreSQL {version}, shared_buffers={buffers}, fsync={fsync}, \
+         shared_preload_libraries='{preload}'; {server_note}.\n"
     );
     println!("{}", report::summary(&results, nodes));
+    if !costs.is_empty() {
+        println!(
+            "Ids made in the server, without inserting them: `{}` with each generator \
+             (work_mem={}, so the series stays in memory), median of {COST_ROUNDS} runs \
+             taken in turn (and every run), nanoseconds per id:\n\n{}",
+            bench::cost_query("…", args.rows),
+            bench::cost_work_mem(args.rows),
+            report::costs(&costs)
+        );
+    }
     println!(
         "Thousands of rows/s per {} rows inserted:\n\n{}",
         thousands(span),
         report::over_time(&results, span)
     );
-    let targets = report::targets(&results);
+    let targets = report::targets(&results, &costs);
     if !targets.is_empty() {
         println!("Targets:\n");
         for t in &targets {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::bench::Measured;
+use crate::bench::{Cost, Measured};
 use crate::kind::Kind;
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -82,6 +82,44 @@ pub fn over_time(results: &[Measured], span: u64) -> String {
     s
 }
 
+/// Ids made in the server: one row per generator, the query around them
+/// (`kind: None`) last, with each generator's time less that query's.
+pub fn costs(costs: &[Cost]) -> String {
+    let base = costs.iter().find(|c| c.kind.is_none()).map(Cost::ns_per_id);
+    let mut s = String::from("| kind | made by | ns per id |");
+    if base.is_some() {
+        s.push_str(" less `count(i)` |");
+    }
+    s.push_str(" runs (ns per id) |\n|---|---|---:|");
+    if base.is_some() {
+        s.push_str("---:|");
+    }
+    s.push_str("---|\n");
+    let rows = costs
+        .iter()
+        .filter(|c| c.kind.is_some())
+        .chain(costs.iter().filter(|c| c.kind.is_none()));
+    for c in rows {
+        let ns = c.ns_per_id();
+        let (kind, made_by) = match c.kind {
+            Some(k) => (k.name(), format!("`{}`", c.expression)),
+            None => ("—", format!("`count({})` alone", c.expression)),
+        };
+        let _ = write!(s, "| {kind} | {made_by} | {ns:.1} |");
+        if let Some(base) = base {
+            match c.kind {
+                Some(_) => {
+                    let _ = write!(s, " {:.1} |", ns - base);
+                }
+                None => s.push_str(" |"),
+            }
+        }
+        let runs: Vec<String> = c.runs.iter().map(|t| format!("{t:.1}")).collect();
+        let _ = writeln!(s, " {} |", runs.join(", "));
+    }
+    s
+}
+
 /// One target: what it compares and whether the run met it.
 pub struct Target {
     /// What was measured and against what.
@@ -90,8 +128,9 @@ pub struct Target {
     pub met: bool,
 }
 
-/// The targets whose kinds this run measured.
-pub fn targets(results: &[Measured]) -> Vec<Target> {
+/// The targets whose kinds this run measured, of inserts and of the
+/// server's generators.
+pub fn targets(results: &[Measured], costs: &[Cost]) -> Vec<Target> {
     let get = |k: Kind| results.iter().find(|m| m.kind == k);
     let idx = |m: &Measured| m.index_bytes as f64;
     let mut out = Vec::new();
@@ -140,6 +179,38 @@ pub fn targets(results: &[Measured]) -> Vec<Target> {
             ),
         );
     }
+    if let (Some(g), Some(v4)) = (get(Kind::SqlGuid), get(Kind::SqlUuidV4)) {
+        let r = idx(g) / idx(v4);
+        check(
+            r <= 1.0,
+            format!("sql-guid pk index {r:.2}× sql-uuid-v4's (target ≤ 1×)"),
+        );
+    }
+    if let (Some(l), Some(b)) = (get(Kind::SqlLuid), get(Kind::Bigserial)) {
+        let r = idx(l) / idx(b) - 1.0;
+        check(
+            r.abs() <= 0.05,
+            format!(
+                "sql-luid pk index {:+.1} % of bigserial's (target within ±5 %)",
+                r * 100.0
+            ),
+        );
+    }
+    let cost = |k: Kind| {
+        costs
+            .iter()
+            .find(|c| c.kind == Some(k))
+            .map(Cost::ns_per_id)
+    };
+    if let (Some(g), Some(v4)) = (cost(Kind::SqlGuid), cost(Kind::SqlUuidV4)) {
+        let r = g / v4;
+        check(
+            r <= 1.1,
+            format!(
+                "guid_generate() {g:.1} ns per id, {r:.2}× gen_random_uuid()'s {v4:.1} (target ≤ 1.1×)"
+            ),
+        );
+    }
     out
 }
 
@@ -178,5 +249,122 @@ mod tests {
         let median = Measured::median(vec![pass(3.0), pass(1.0), pass(2.0)]).unwrap();
         assert_eq!((median.seconds, median.passes), (2.0, vec![1.0, 2.0, 3.0]));
         assert!(Measured::median(Vec::new()).is_none());
+    }
+
+    fn measured(kind: Kind, seconds: f64, index_mib: f64) -> Measured {
+        Measured {
+            kind,
+            rows: 1000,
+            seconds,
+            marks: vec![(1000, seconds)],
+            index_bytes: (index_mib * MIB) as i64,
+            table_bytes: (2.0 * MIB) as i64,
+            wal_bytes: (3.0 * MIB) as i64,
+            passes: vec![seconds],
+        }
+    }
+
+    fn cost(kind: Option<Kind>, expression: &str, runs: &[f64]) -> Cost {
+        Cost {
+            kind,
+            expression: expression.into(),
+            runs: runs.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_summary_numbers_kinds_as_they_are_listed() {
+        let results = [
+            measured(Kind::SqlGuid, 1.0, 1.0),
+            measured(Kind::Bigserial, 1.0, 1.0),
+            measured(Kind::SqlUuidV7, 1.0, 1.0),
+            measured(Kind::FleetPartitioned, 1.0, 1.0),
+        ];
+        let s = summary(&results, 16);
+        let lines: Vec<&str> = s.lines().skip(2).collect();
+        assert_eq!(
+            lines[0],
+            "| 8 | sql-guid | guid DEFAULT guid_generate() | 1.00 | 1,000 | 1.0 | 2.0 | 3 |"
+        );
+        assert!(lines[1].starts_with("| 7 | bigserial | bigserial |"));
+        assert!(
+            lines[2].starts_with("| 11 | sql-uuid-v7 | UUID DEFAULT kguid_locality_uuidv7() |")
+        );
+        assert!(lines[3].starts_with("| tried | fleet-partitioned |"));
+    }
+
+    #[test]
+    fn the_costs_table_has_each_generator_then_the_query_alone() {
+        let costs = [
+            cost(
+                Some(Kind::SqlGuid),
+                "guid_generate()",
+                &[130.0, 120.04, 125.0],
+            ),
+            cost(None, "i", &[50.0, 40.0, 60.0]),
+            cost(Some(Kind::Bigserial), "nextval('s')", &[200.0]),
+        ];
+        assert_eq!(costs[0].ns_per_id(), 125.0);
+        assert_eq!(
+            super::costs(&costs),
+            "| kind | made by | ns per id | less `count(i)` | runs (ns per id) |\n\
+             |---|---|---:|---:|---|\n\
+             | sql-guid | `guid_generate()` | 125.0 | 75.0 | 130.0, 120.0, 125.0 |\n\
+             | bigserial | `nextval('s')` | 200.0 | 150.0 | 200.0 |\n\
+             | — | `count(i)` alone | 50.0 | | 50.0, 40.0, 60.0 |\n"
+        );
+        // Without the query alone, no column for it.
+        let s = super::costs(&costs[..1]);
+        assert!(s.starts_with(
+            "| kind | made by | ns per id | runs (ns per id) |\n|---|---|---:|---|\n"
+        ));
+        assert!(s.ends_with("| sql-guid | `guid_generate()` | 125.0 | 130.0, 120.0, 125.0 |\n"));
+    }
+
+    #[test]
+    fn the_server_targets_compare_indexes_and_generators() {
+        let results = [
+            measured(Kind::SqlGuid, 1.0, 60.2),
+            measured(Kind::SqlLuid, 1.0, 43.0),
+            measured(Kind::SqlUuidV4, 4.0, 76.9),
+            measured(Kind::Bigserial, 1.0, 42.9),
+        ];
+        let costs = [
+            cost(Some(Kind::SqlGuid), "guid_generate()", &[105.0]),
+            cost(Some(Kind::SqlUuidV4), "gen_random_uuid()", &[100.0]),
+        ];
+        let t = targets(&results, &costs);
+        let lines: Vec<(bool, &str)> = t.iter().map(|t| (t.met, t.text.as_str())).collect();
+        assert_eq!(
+            lines,
+            [
+                (true, "sql-guid pk index 0.78× sql-uuid-v4's (target ≤ 1×)"),
+                (
+                    true,
+                    "sql-luid pk index +0.2 % of bigserial's (target within ±5 %)"
+                ),
+                (
+                    true,
+                    "guid_generate() 105.0 ns per id, 1.05× gen_random_uuid()'s 100.0 (target ≤ 1.1×)"
+                ),
+            ]
+        );
+        // Missed: a larger index, a luid index 10 % off, a slower generator.
+        let results = [
+            measured(Kind::SqlGuid, 1.0, 80.0),
+            measured(Kind::SqlLuid, 1.0, 47.2),
+            measured(Kind::SqlUuidV4, 4.0, 76.9),
+            measured(Kind::Bigserial, 1.0, 42.9),
+        ];
+        let costs = [
+            cost(Some(Kind::SqlGuid), "guid_generate()", &[120.0]),
+            cost(Some(Kind::SqlUuidV4), "gen_random_uuid()", &[100.0]),
+        ];
+        let t = targets(&results, &costs);
+        assert!(t.iter().all(|t| !t.met));
+        assert_eq!(t.len(), 3);
+        // Only the targets whose kinds were measured.
+        assert!(targets(&results[..1], &costs[..1]).is_empty());
+        assert!(targets(&results[2..], &costs[1..]).is_empty());
     }
 }

@@ -15,6 +15,11 @@ use crate::error::{Context, Error, Result};
 /// `fsync=off` keeps the disk's flush latency out of a key comparison.
 pub const SETTINGS: [(&str, &str); 2] = [("shared_buffers", "16MB"), ("fsync", "off")];
 
+/// The settings added when the server's library directory has the kguid
+/// extension's library: its generators need it preloaded.
+pub const KGUID_SETTINGS: [(&str, &str); 2] =
+    [("shared_preload_libraries", "kguid"), ("kguid.node", "1")];
+
 /// A running temporary server; dropping it stops the server and removes
 /// its directory.
 pub struct TempServer {
@@ -23,6 +28,8 @@ pub struct TempServer {
     /// Root runs the server's tools as the `postgres` user: PostgreSQL
     /// refuses to run as root.
     as_postgres: bool,
+    /// The kguid library the server preloads, if it has one.
+    kguid: Option<PathBuf>,
     running: bool,
 }
 
@@ -49,6 +56,7 @@ impl TempServer {
             }
         }
         let as_postgres = is_root()?;
+        let kguid = kguid_library(&bin);
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
@@ -63,6 +71,7 @@ impl TempServer {
             dir,
             bin,
             as_postgres,
+            kguid,
             running: false,
         };
         if as_postgres {
@@ -78,6 +87,12 @@ impl TempServer {
     /// The socket directory: the host to connect to.
     pub fn socket_dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The kguid library the server preloads (with [`KGUID_SETTINGS`]), if
+    /// its library directory has one.
+    pub fn kguid(&self) -> Option<&Path> {
+        self.kguid.as_deref()
     }
 
     /// Connection settings for the server's superuser and database.
@@ -137,7 +152,8 @@ impl TempServer {
             "-c listen_addresses='' -c unix_socket_directories={}",
             self.dir.display()
         );
-        for (name, value) in SETTINGS {
+        let kguid = self.kguid.is_some().then_some(KGUID_SETTINGS);
+        for (name, value) in SETTINGS.into_iter().chain(kguid.into_iter().flatten()) {
             options.push_str(&format!(" -c {name}={value}"));
         }
         let data = self.data();
@@ -212,6 +228,28 @@ pub fn find_bin() -> Option<PathBuf> {
         .find(|dir| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file())
 }
 
+/// The kguid extension's library in the library directory of the server
+/// whose tools are in `bin`: Debian's layout has it beside `bin`, in
+/// `lib`; otherwise `pg_config --pkglibdir` of the `pg_config` in `bin`
+/// says where it is.
+pub fn kguid_library(bin: &Path) -> Option<PathBuf> {
+    let beside = bin.parent().map(|dir| dir.join("lib"));
+    let asked = || {
+        let out = Command::new(bin.join("pg_config"))
+            .arg("--pkglibdir")
+            .output()
+            .ok()
+            .filter(|out| out.status.success())?;
+        let dir = String::from_utf8(out.stdout).ok()?;
+        Some(PathBuf::from(dir.trim()))
+    };
+    beside
+        .filter(|dir| dir.join("kguid.so").is_file())
+        .or_else(asked)
+        .map(|dir| dir.join("kguid.so"))
+        .filter(|lib| lib.is_file())
+}
+
 fn is_root() -> Result<bool> {
     // /proc/self is owned by the process's effective user.
     let meta = fs::metadata("/proc/self").context(|| "reading /proc/self")?;
@@ -249,4 +287,28 @@ fn check(out: Output, what: &str) -> Result<()> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kguid_library_is_found_beside_the_server_tools() {
+        let root = std::env::temp_dir().join(format!(
+            "kguid-locality-test-{}-{}",
+            std::process::id(),
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+        ));
+        let (bin, lib) = (root.join("15/bin"), root.join("15/lib"));
+        fs::create_dir_all(&bin).unwrap();
+        fs::create_dir_all(&lib).unwrap();
+        // No library, and no pg_config to ask.
+        assert_eq!(kguid_library(&bin), None);
+        fs::write(lib.join("kguid.so"), b"").unwrap();
+        assert_eq!(kguid_library(&bin), Some(lib.join("kguid.so")));
+        fs::remove_dir_all(&root).unwrap();
+    }
 }
