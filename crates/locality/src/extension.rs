@@ -43,7 +43,7 @@ impl Support {
         if !self.available {
             return Some(
                 "the server has no kguid extension: build and install it into the server's \
-                 PostgreSQL with `crates/pg/install --release` (kguid.so into `pg_config \
+                 PostgreSQL with `crates/pg/install` (kguid.so into `pg_config \
                  --pkglibdir`, kguid.control and its SQL into `pg_config --sharedir`/extension), \
                  then set shared_preload_libraries = 'kguid' and restart the server"
                     .to_string(),
@@ -52,7 +52,7 @@ impl Support {
         if !preloads_kguid(&self.preload) && self.temp_server {
             return Some(
                 "the temporary server does not preload kguid: there is no kguid.so in its \
-                 library directory (`pg_config --pkglibdir`), where `crates/pg/install --release` \
+                 library directory (`pg_config --pkglibdir`), where `crates/pg/install` \
                  puts it; --temp-server preloads kguid when it finds it there"
                     .to_string(),
             );
