@@ -508,6 +508,43 @@ fn restarts_never_repeat() {
         );
         last = *ids.last().unwrap();
     }
+    // A backend killed: the postmaster ends every session and builds the
+    // shared memory, and so the clock, anew from the horizon.
+    let ids = rt.block_on(async {
+        let db = connect(&server).await;
+        let ids = generate(&db, 20_000).await;
+        let pid: i32 = db
+            .query_one("SELECT pg_backend_pid()", &[])
+            .await
+            .unwrap()
+            .get(0);
+        // SAFETY: signalling one of the server's processes, which this test started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        ids
+    });
+    assert!(ids[0] > last);
+    last = *ids.last().unwrap();
+    let after = rt.block_on(async {
+        let until = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok((db, connection)) =
+                tokio_postgres::connect(&server.config(), tokio_postgres::NoTls).await
+            {
+                tokio::spawn(connection);
+                if let Ok(rows) = db.query("SELECT guid_generate()", &[]).await {
+                    break rows[0].get::<_, Guid>(0);
+                }
+            }
+            assert!(std::time::Instant::now() < until, "no reinitialization");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    assert!(
+        after > last,
+        "after a backend's crash: {after} after {last}"
+    );
+    assert!(server.log().contains("terminated by signal 9"));
+    last = after;
     let file = server.data().join("kguid.horizon");
     // A horizon 30 s ahead (as after a clock stepped back while stopped).
     let ahead = guid::unix_nanos(SystemTime::now()) + 30_000_000_000;
