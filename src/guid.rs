@@ -170,6 +170,11 @@ impl Layout for Guid {
         Guid::from_payload(p)
     }
 
+    #[inline]
+    fn from_halves(high: u64, low: u64) -> Guid {
+        Guid(layout::bytes96_halves(high, low))
+    }
+
     /// Refuses Go's JSON form of a local id (`*` first) by name.
     #[inline]
     fn parse_text(s: &[u8]) -> Result<Guid> {

@@ -362,6 +362,14 @@ pub(crate) mod sealed {
         /// The id of a payload with a valid drift code.
         fn from_payload(p: u128) -> Self;
 
+        /// The id of the payload `high << 64 | low`, for a batch that counts
+        /// `low` under a fixed `high` (a layout may write it the cheaper way
+        /// for that).
+        #[inline]
+        fn from_halves(high: u64, low: u64) -> Self {
+            Self::from_payload(u128::from(high) << 64 | u128::from(low))
+        }
+
         /// The drift code.
         #[inline]
         fn code(&self) -> u8

@@ -675,16 +675,20 @@ impl<G: Generation> Sequence<G> {
                 T::from_state(code, node, state)
             });
         }
-        let mut p = T::from_state(code, node, first).payload();
+        // The counted bits (39 at most) are in the low half of the payload:
+        // its high half is one value for the batch, and the low half counts
+        // (wrapping only past the last id, where the value is not used).
+        let p = T::from_state(code, node, first).payload();
+        let (high, mut count) = ((p >> 64) as u64, p as u64);
         if inverse {
             for id in ids {
-                *id = T::from_payload(p);
-                p -= 1;
+                *id = T::from_halves(high, count);
+                count = count.wrapping_sub(1);
             }
         } else {
             for id in ids {
-                *id = T::from_payload(p);
-                p += 1;
+                *id = T::from_halves(high, count);
+                count = count.wrapping_add(1);
             }
         }
     }

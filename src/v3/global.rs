@@ -235,6 +235,11 @@ impl Layout for Guid {
         Guid(layout::bytes96(p))
     }
 
+    #[inline]
+    fn from_halves(high: u64, low: u64) -> Guid {
+        Guid(layout::bytes96_halves(high, low))
+    }
+
     /// Every 96-bit value is an id: nothing to check past the text.
     #[inline]
     fn parse_text(s: &[u8]) -> Result<Guid> {
