@@ -161,23 +161,11 @@ fn order_indexes_and_joins_are_the_librarys() {
             let db = &db;
             async move { db.query(q, &[]).await.unwrap() }
         };
-        let back: Vec<Guid> = all("SELECT id FROM g ORDER BY id")
-            .await
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+        let back: Vec<Guid> = column(&db, "SELECT id FROM g ORDER BY id").await;
         assert_eq!(back, gs);
-        let back: Vec<Guid> = all("SELECT id FROM g ORDER BY id DESC")
-            .await
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+        let back: Vec<Guid> = column(&db, "SELECT id FROM g ORDER BY id DESC").await;
         assert_eq!(back, gs.iter().rev().copied().collect::<Vec<_>>());
-        let back: Vec<Luid> = all("SELECT id FROM l ORDER BY id")
-            .await
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
+        let back: Vec<Luid> = column(&db, "SELECT id FROM l ORDER BY id").await;
         assert_eq!(back, ls);
         let row = &all("SELECT min(id), max(id), count(DISTINCT id) FROM g").await[0];
         assert_eq!((row.get(0), row.get(1)), (gs[0], *gs.last().unwrap()));
@@ -231,6 +219,16 @@ fn order_indexes_and_joins_are_the_librarys() {
         assert!(plan.contains("Hash Join"), "{plan}");
         assert_eq!(all(q).await[0].get::<_, i64>(0) as usize, gs.len());
     });
+}
+
+/// The first column of every row of `query`.
+async fn column<T: for<'a> tokio_postgres::types::FromSql<'a>>(db: &Client, query: &str) -> Vec<T> {
+    db.query(query, &[])
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
 }
 
 /// The plan of a query, one line per node.

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
 use guid::v3::{self, Xuid};
-use guid::{Clock, Guid, Id, Luid};
+use guid::{Clock, Id};
 use pgrx::PgSqlErrorCode::{ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys::{self, Datum};
@@ -324,6 +324,13 @@ fn clock() -> &'static Shared {
 }
 
 impl Shared {
+    /// An id `make` takes from one of the clocks, once the horizon covers it.
+    fn issue<I: Id>(&self, make: impl FnOnce(&Shared) -> I) -> I {
+        let id = make(self);
+        self.cover(id.time());
+        id
+    }
+
     /// Returns once the saved horizon covers ids of Unix time `t`, having
     /// moved it on if it is due: when it is within [`AHEAD`]`/2` of the
     /// wall clock or within [`MARGIN`] of `t`, the backend that takes the
@@ -378,22 +385,13 @@ impl Shared {
 
 functions! {
     pg_finfo_kguid_guid_generate => fn kguid_guid_generate(_fcinfo) {
-        let shared = clock();
-        let id: Guid = shared.clock.g();
-        shared.cover(id.time());
-        guid_datum(id)
+        guid_datum(clock().issue(|s| s.clock.g()))
     }
     pg_finfo_kguid_luid_generate => fn kguid_luid_generate(_fcinfo) {
-        let shared = clock();
-        let id: Luid = shared.clock.l();
-        shared.cover(id.time());
-        luid_datum(id)
+        luid_datum(clock().issue(|s| s.clock.l()))
     }
     pg_finfo_kguid_xuid_generate => fn kguid_xuid_generate(_fcinfo) {
-        let shared = clock();
-        let id: Xuid = shared.x.x();
-        shared.cover(id.time());
-        xuid_datum(id)
+        xuid_datum(clock().issue(|s| s.x.x()))
     }
     pg_finfo_kguid_xuid_from_time => fn kguid_xuid_from_time(fcinfo) {
         let t = UNIX_EPOCH + Duration::from_nanos(crate::types::time_arg(fcinfo, 0));

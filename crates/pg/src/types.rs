@@ -195,6 +195,73 @@ fn hash_extended(bytes: &[u8], seed: Datum) -> Datum {
     })
 }
 
+/// The order, equality and hashing of one id type, in the library's order:
+/// the functions of its btree and hash operator classes and of `min`/`max`.
+macro_rules! ordered {
+    ($arg:ident, $datum:ident;
+     cmp: $cmp_finfo:ident => $cmp:ident,
+     ops: [$($op_finfo:ident => $op_name:ident($op:tt)),* $(,)?],
+     smaller: $min_finfo:ident => $min:ident,
+     larger: $max_finfo:ident => $max:ident,
+     hash: $hash_finfo:ident => $hash:ident,
+     hash_extended: $hashx_finfo:ident => $hashx:ident $(,)?) => {
+        functions! {
+            $cmp_finfo => fn $cmp(fcinfo) {
+                ordering($arg(fcinfo, 0).cmp(&$arg(fcinfo, 1)))
+            }
+            $($op_finfo => fn $op_name(fcinfo) {
+                Datum::from($arg(fcinfo, 0) $op $arg(fcinfo, 1))
+            })*
+            $min_finfo => fn $min(fcinfo) {
+                $datum($arg(fcinfo, 0).min($arg(fcinfo, 1)))
+            }
+            $max_finfo => fn $max(fcinfo) {
+                $datum($arg(fcinfo, 0).max($arg(fcinfo, 1)))
+            }
+            $hash_finfo => fn $hash(fcinfo) {
+                hash($arg(fcinfo, 0).as_bytes())
+            }
+            $hashx_finfo => fn $hashx(fcinfo) {
+                hash_extended($arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
+            }
+        }
+    };
+}
+
+ordered! {
+    guid_arg, guid_datum;
+    cmp: pg_finfo_kguid_guid_cmp => kguid_guid_cmp,
+    ops: [
+        pg_finfo_kguid_guid_lt => kguid_guid_lt(<),
+        pg_finfo_kguid_guid_le => kguid_guid_le(<=),
+        pg_finfo_kguid_guid_eq => kguid_guid_eq(==),
+        pg_finfo_kguid_guid_ne => kguid_guid_ne(!=),
+        pg_finfo_kguid_guid_ge => kguid_guid_ge(>=),
+        pg_finfo_kguid_guid_gt => kguid_guid_gt(>),
+    ],
+    smaller: pg_finfo_kguid_guid_smaller => kguid_guid_smaller,
+    larger: pg_finfo_kguid_guid_larger => kguid_guid_larger,
+    hash: pg_finfo_kguid_guid_hash => kguid_guid_hash,
+    hash_extended: pg_finfo_kguid_guid_hash_extended => kguid_guid_hash_extended,
+}
+
+ordered! {
+    luid_arg, luid_datum;
+    cmp: pg_finfo_kguid_luid_cmp => kguid_luid_cmp,
+    ops: [
+        pg_finfo_kguid_luid_lt => kguid_luid_lt(<),
+        pg_finfo_kguid_luid_le => kguid_luid_le(<=),
+        pg_finfo_kguid_luid_eq => kguid_luid_eq(==),
+        pg_finfo_kguid_luid_ne => kguid_luid_ne(!=),
+        pg_finfo_kguid_luid_ge => kguid_luid_ge(>=),
+        pg_finfo_kguid_luid_gt => kguid_luid_gt(>),
+    ],
+    smaller: pg_finfo_kguid_luid_smaller => kguid_luid_smaller,
+    larger: pg_finfo_kguid_luid_larger => kguid_luid_larger,
+    hash: pg_finfo_kguid_luid_hash => kguid_luid_hash,
+    hash_extended: pg_finfo_kguid_luid_hash_extended => kguid_luid_hash_extended,
+}
+
 functions! {
     pg_finfo_kguid_guid_in => fn kguid_guid_in(fcinfo) {
         guid_datum(parse::<Guid>("guid", cstring_arg(fcinfo, 0)))
@@ -219,75 +286,6 @@ functions! {
     }
     pg_finfo_kguid_luid_send => fn kguid_luid_send(fcinfo) {
         bytea(luid_arg(fcinfo, 0).as_bytes())
-    }
-
-    pg_finfo_kguid_guid_cmp => fn kguid_guid_cmp(fcinfo) {
-        ordering(guid_arg(fcinfo, 0).cmp(&guid_arg(fcinfo, 1)))
-    }
-    pg_finfo_kguid_guid_lt => fn kguid_guid_lt(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) < guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_le => fn kguid_guid_le(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) <= guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_eq => fn kguid_guid_eq(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) == guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_ne => fn kguid_guid_ne(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) != guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_ge => fn kguid_guid_ge(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) >= guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_gt => fn kguid_guid_gt(fcinfo) {
-        Datum::from(guid_arg(fcinfo, 0) > guid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_guid_hash => fn kguid_guid_hash(fcinfo) {
-        hash(guid_arg(fcinfo, 0).as_bytes())
-    }
-    pg_finfo_kguid_guid_hash_extended => fn kguid_guid_hash_extended(fcinfo) {
-        hash_extended(guid_arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
-    }
-
-    pg_finfo_kguid_luid_cmp => fn kguid_luid_cmp(fcinfo) {
-        ordering(luid_arg(fcinfo, 0).cmp(&luid_arg(fcinfo, 1)))
-    }
-    pg_finfo_kguid_luid_lt => fn kguid_luid_lt(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) < luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_le => fn kguid_luid_le(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) <= luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_eq => fn kguid_luid_eq(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) == luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_ne => fn kguid_luid_ne(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) != luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_ge => fn kguid_luid_ge(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) >= luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_gt => fn kguid_luid_gt(fcinfo) {
-        Datum::from(luid_arg(fcinfo, 0) > luid_arg(fcinfo, 1))
-    }
-    pg_finfo_kguid_luid_hash => fn kguid_luid_hash(fcinfo) {
-        hash(luid_arg(fcinfo, 0).as_bytes())
-    }
-    pg_finfo_kguid_luid_hash_extended => fn kguid_luid_hash_extended(fcinfo) {
-        hash_extended(luid_arg(fcinfo, 0).as_bytes(), arg(fcinfo, 1))
-    }
-
-    pg_finfo_kguid_guid_smaller => fn kguid_guid_smaller(fcinfo) {
-        guid_datum(guid_arg(fcinfo, 0).min(guid_arg(fcinfo, 1)))
-    }
-    pg_finfo_kguid_guid_larger => fn kguid_guid_larger(fcinfo) {
-        guid_datum(guid_arg(fcinfo, 0).max(guid_arg(fcinfo, 1)))
-    }
-    pg_finfo_kguid_luid_smaller => fn kguid_luid_smaller(fcinfo) {
-        luid_datum(luid_arg(fcinfo, 0).min(luid_arg(fcinfo, 1)))
-    }
-    pg_finfo_kguid_luid_larger => fn kguid_luid_larger(fcinfo) {
-        luid_datum(luid_arg(fcinfo, 0).max(luid_arg(fcinfo, 1)))
     }
 
     pg_finfo_kguid_guid_from_bytea => fn kguid_guid_from_bytea(fcinfo) {
