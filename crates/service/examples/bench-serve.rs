@@ -6,7 +6,7 @@
 //! bench-serve [--server PATH] [--seconds S] [--idle-conns N]
 //!             [--compare "ARGS" [--rounds R] [--scrape-ms MS]]
 //!             [--go PATH | --against ADDR] [--rate R] [--open-conns C] [--reference-only]
-//!             [-- SERVER ARGS...]
+//!             [--pin] [-- SERVER ARGS...]
 //! ```
 //!
 //! It starts `PATH -l 127.0.0.1:0 --listen-g 127.0.0.1:0 SERVER ARGS` (by
@@ -48,6 +48,18 @@
 //! (cd crates/service/benches/go-noeq && go build -o /tmp/go-noeq .)
 //! target/release/examples/bench-serve --seconds 3 --rounds 5 --go /tmp/go-noeq
 //! ```
+//!
+//! Lock-step rows give the share of round trips shorter than half the
+//! median: on loopback a server whose thread runs on the client's CPU
+//! answers in about half the time of one woken on another CPU, so that
+//! share tells which round trips did. Before the open-loop phase, a thread
+//! spinning alone on each CPU measures the machine's own stalls (the
+//! vCPU descheduled, interrupts): the share of time a request arriving
+//! then would wait more than 100 µs even for a server that costs nothing.
+//!
+//! `--pin` runs this load generator on CPU 0 and the servers it starts on
+//! the other CPUs, as when clients run on other machines: no server thread
+//! can then share the client's CPU.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -75,6 +87,8 @@ struct Args {
     open_conns: usize,
     /// Only the lock-step, open-loop and memory figures.
     reference_only: bool,
+    /// This process on CPU 0, the servers it starts on the others.
+    pin: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -82,7 +96,7 @@ fn parse_args() -> Result<Args, String> {
     let (mut seconds, mut idle_conns, mut server_args) = (2.0, 1_000, Vec::new());
     let (mut compare, mut rounds, mut scrape_ms) = (None, 3, None);
     let (mut go, mut against, mut rate, mut open_conns) = (None, None, 50_000.0_f64, 4);
-    let mut reference_only = false;
+    let (mut reference_only, mut pin) = (false, false);
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -104,10 +118,11 @@ fn parse_args() -> Result<Args, String> {
                 open_conns = value()?.parse().map_err(|e| format!("--open-conns: {e}"))?
             }
             "--reference-only" => reference_only = true,
+            "--pin" => pin = true,
             "--" => server_args.extend(it.by_ref()),
             "-h" | "--help" => {
                 return Err(
-                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [--compare \"ARGS\" [--rounds R] [--scrape-ms MS]] [--go PATH | --against ADDR] [--rate R] [--open-conns C] [--reference-only] [-- SERVER ARGS...]"
+                    "usage: bench-serve [--server PATH] [--seconds S] [--idle-conns N] [--compare \"ARGS\" [--rounds R] [--scrape-ms MS]] [--go PATH | --against ADDR] [--rate R] [--open-conns C] [--reference-only] [--pin] [-- SERVER ARGS...]"
                         .into(),
                 );
             }
@@ -133,6 +148,7 @@ fn parse_args() -> Result<Args, String> {
         rate,
         open_conns,
         reference_only,
+        pin,
     })
 }
 
@@ -157,10 +173,15 @@ struct Server {
 }
 
 impl Server {
-    fn start(path: &Path, server_args: &[String]) -> Result<Server, String> {
-        let mut child = Command::new(path)
+    fn start(path: &Path, server_args: &[String], pin: bool) -> Result<Server, String> {
+        let mut command = Command::new(path);
+        command
             .args(["-l", "127.0.0.1:0", "--listen-g", "127.0.0.1:0"])
-            .args(server_args)
+            .args(server_args);
+        if pin {
+            cpus::pin_servers(&mut command);
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -256,9 +277,13 @@ struct Reference {
 }
 
 impl Reference {
-    fn start(path: &Path) -> Result<Reference, String> {
-        let mut child = Command::new(path)
-            .arg("127.0.0.1:0")
+    fn start(path: &Path, pin: bool) -> Result<Reference, String> {
+        let mut command = Command::new(path);
+        command.arg("127.0.0.1:0");
+        if pin {
+            cpus::pin_servers(&mut command);
+        }
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -351,14 +376,16 @@ fn lock_step(
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
     let reqs = lat.len() as f64;
+    let fast = lat.partition_point(|&l| l < pct(0.5) / 2) as f64 / reqs;
     Ok(Figures {
         ids_per_s: reqs * f64::from(n) / elapsed,
         requests_per_s: reqs / elapsed,
         server_cpu: cpu / elapsed,
         extra: format!(
-            "p50 {:.1} µs, p99 {:.1} µs",
+            "p50 {:.1} µs, p99 {:.1} µs, {:.1}% under p50/2",
             pct(0.5).as_secs_f64() * 1e6,
-            pct(0.99).as_secs_f64() * 1e6
+            pct(0.99).as_secs_f64() * 1e6,
+            fast * 100.0
         ),
     })
 }
@@ -410,11 +437,15 @@ fn pipelined(
 }
 
 /// The floor of lock-step latency here: a blocking thread in this process
-/// that answers each request byte with 8 zero bytes, doing nothing else.
-fn echo_floor(secs: f64) -> std::io::Result<Figures> {
+/// that answers each request byte with 8 zero bytes, doing nothing else
+/// (on CPU 1, where the servers run, when `pinned`).
+fn echo_floor(secs: f64, pinned: bool) -> std::io::Result<Figures> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     std::thread::spawn(move || -> std::io::Result<()> {
+        if pinned {
+            cpus::pin_thread(1);
+        }
         let (mut s, _) = listener.accept()?;
         s.set_nodelay(true)?;
         let mut b = [0u8; 1];
@@ -462,9 +493,13 @@ fn run(args: &Args) -> Result<(), String> {
         return compare(args, extra);
     }
     println!("load average at the start: {}", loadavg());
-    let server = Server::start(&args.server, &args.server_args)?;
+    if args.pin {
+        cpus::pin_self()?;
+        println!("pinned: this load generator on CPU 0, the servers it starts on the others");
+    }
+    let server = Server::start(&args.server, &args.server_args, args.pin)?;
     let reference = match (&args.go, args.against) {
-        (Some(path), _) => Some(Reference::start(path)?),
+        (Some(path), _) => Some(Reference::start(path, args.pin)?),
         (None, Some(addr)) => Some(Reference {
             name: addr.to_string(),
             child: None,
@@ -482,7 +517,10 @@ fn run(args: &Args) -> Result<(), String> {
     println!();
     println!("| phase | ids/s | requests/s | server CPU | notes |");
     println!("|---|---|---|---|---|");
-    row("lock-step N=1, echo floor", &echo_floor(secs).map_err(io)?);
+    row(
+        "lock-step N=1, echo floor",
+        &echo_floor(secs, args.pin).map_err(io)?,
+    );
     for (name, addr, width) in [
         ("lock-step N=1, 1 conn, 64-bit", server.flake, 8),
         ("lock-step N=1, 1 conn, 96-bit", server.global, 12),
@@ -580,8 +618,10 @@ fn against_reference(
     let mut open: Vec<Vec<OpenLoop>> = (0..targets.len()).map(|_| Vec::new()).collect();
     let rounds = if targets.len() > 1 { rounds } else { 1 };
     println!();
-    println!("| round | server | lock-step N=1, 64-bit | server CPU | p50 | p99 |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| round | server | lock-step N=1, 64-bit | server CPU | p50 | p99 | round trips under p50/2 |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for round in 0..rounds {
         for &t in &order {
             let (name, pid, addr) = &targets[t];
@@ -597,6 +637,7 @@ fn against_reference(
         }
         order.reverse();
     }
+    stall_table(secs);
     println!();
     println!(
         "| round | server | open loop: {:.0} requests/s, {} conns, N=1 | answered | p50 | p99 | p999 | max | client's send lag p999 | server CPU |",
@@ -655,6 +696,125 @@ fn against_reference(
         );
     }
     Ok(())
+}
+
+/// The stall a request may meet and still be answered within the
+/// open-loop phase's latency target.
+const STALL: Duration = Duration::from_micros(100);
+
+/// The machine's own stalls, measured on every CPU at once for `secs`: a
+/// thread pinned to each reads the clock in a loop, and any gap over
+/// [`STALL`] between two readings is time it could not run. A request
+/// arriving in such a gap, more than [`STALL`] before its end, is late
+/// whatever the server does: that share of time bounds the percentile a
+/// latency target of [`STALL`] can reach on this machine.
+fn stall_table(secs: f64) {
+    let runs: Vec<_> = (0..cpus::count())
+        .map(|cpu| {
+            std::thread::spawn(move || {
+                let pinned = cpus::pin_thread(cpu);
+                let (start, mut last) = (Instant::now(), Instant::now());
+                let (mut over, mut lost, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+                while last - start < Duration::from_secs_f64(secs) {
+                    let now = Instant::now();
+                    let gap = now - last;
+                    if gap > STALL {
+                        over += 1;
+                        lost += gap - STALL;
+                        longest = longest.max(gap);
+                    }
+                    last = now;
+                }
+                let share = lost.as_secs_f64() / (last - start).as_secs_f64();
+                (cpu, pinned, over, share, longest)
+            })
+        })
+        .collect();
+    println!();
+    println!(
+        "| CPU | a thread spinning alone for {secs} s: stalls over 100 µs | time late by over 100 µs | longest stall |"
+    );
+    println!("|---|---|---|---|");
+    for run in runs {
+        let Ok((cpu, pinned, over, share, longest)) = run.join() else {
+            continue;
+        };
+        let cpu = if pinned {
+            cpu.to_string()
+        } else {
+            format!("{cpu} (not pinned)")
+        };
+        println!(
+            "| {cpu} | {over} | {:.3}% | {} |",
+            share * 100.0,
+            us(longest)
+        );
+    }
+}
+
+/// Where threads run: this load generator on CPU 0 and the servers on the
+/// others with `--pin`, and a thread on each CPU for the stall meter.
+#[cfg(target_os = "linux")]
+mod cpus {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    /// CPUs online (not only those this thread may run on).
+    pub fn count() -> usize {
+        // SAFETY: a plain query.
+        usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) })
+            .map_or(1, |n| n.max(1))
+    }
+
+    fn set(pid: libc::pid_t, cpus: impl IntoIterator<Item = usize>) -> std::io::Result<()> {
+        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET stays in it.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for cpu in cpus {
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+        // SAFETY: `set` is a valid cpu_set_t of the size given.
+        match unsafe { libc::sched_setaffinity(pid, size_of::<libc::cpu_set_t>(), &set) } {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    }
+
+    /// The calling thread (and the threads it starts) on CPU 0.
+    pub fn pin_self() -> Result<(), String> {
+        if count() < 2 {
+            return Err("--pin needs two CPUs".into());
+        }
+        set(0, [0]).map_err(|e| format!("--pin: {e}"))
+    }
+
+    /// The calling thread on `cpu`; false if the kernel refused.
+    pub fn pin_thread(cpu: usize) -> bool {
+        set(0, [cpu]).is_ok()
+    }
+
+    /// The command's process, and every thread it starts, on CPUs 1 and up.
+    pub fn pin_servers(command: &mut Command) {
+        let cpus = 1..count();
+        // SAFETY: sched_setaffinity is async-signal-safe, and the closure
+        // allocates nothing.
+        unsafe {
+            command.pre_exec(move || set(0, cpus.clone()));
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod cpus {
+    pub fn count() -> usize {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    }
+    pub fn pin_self() -> Result<(), String> {
+        Err("--pin needs Linux".into())
+    }
+    pub fn pin_thread(_: usize) -> bool {
+        false
+    }
+    pub fn pin_servers(_: &mut std::process::Command) {}
 }
 
 fn us(d: Duration) -> String {
@@ -839,9 +999,12 @@ const COMPARED: [(&str, bool, u8, usize, usize); 4] = [
 /// Two servers, the second with `extra` arguments, measured in turn.
 fn compare(args: &Args, extra: &[String]) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
-    let a = Server::start(&args.server, &args.server_args)?;
+    if args.pin {
+        cpus::pin_self()?;
+    }
+    let a = Server::start(&args.server, &args.server_args, args.pin)?;
     let b_args: Vec<String> = args.server_args.iter().chain(extra).cloned().collect();
-    let b = Server::start(&args.server, &b_args)?;
+    let b = Server::start(&args.server, &b_args, args.pin)?;
     std::thread::sleep(Duration::from_millis(300));
     let b_metrics = *b.metrics.lock().unwrap_or_else(|e| e.into_inner());
     if args.scrape_ms.is_some() && b_metrics.is_none() {
