@@ -57,9 +57,9 @@
 //! vCPU descheduled, interrupts): the share of time a request arriving
 //! then would wait more than 100 µs even for a server that costs nothing.
 //!
-//! `--pin` runs this load generator on CPU 0 and the servers it starts on
-//! the other CPUs, as when clients run on other machines: no server thread
-//! can then share the client's CPU.
+//! `--pin` runs this load generator on the first CPU it may use and the
+//! servers it starts on the others, as when clients run on other machines:
+//! no server thread can then share the client's CPU.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -438,13 +438,13 @@ fn pipelined(
 
 /// The floor of lock-step latency here: a blocking thread in this process
 /// that answers each request byte with 8 zero bytes, doing nothing else
-/// (on CPU 1, where the servers run, when `pinned`).
+/// (on a CPU of the servers' when `pinned`).
 fn echo_floor(secs: f64, pinned: bool) -> std::io::Result<Figures> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     let addr = listener.local_addr()?;
     std::thread::spawn(move || -> std::io::Result<()> {
-        if pinned {
-            cpus::pin_thread(1);
+        if let Some(&cpu) = cpus::servers().first().filter(|_| pinned) {
+            cpus::pin_thread(cpu);
         }
         let (mut s, _) = listener.accept()?;
         s.set_nodelay(true)?;
@@ -495,7 +495,11 @@ fn run(args: &Args) -> Result<(), String> {
     println!("load average at the start: {}", loadavg());
     if args.pin {
         cpus::pin_self()?;
-        println!("pinned: this load generator on CPU 0, the servers it starts on the others");
+        println!(
+            "pinned: this load generator on CPU {}, the servers it starts on CPUs {:?}",
+            cpus::allowed()[0],
+            cpus::servers()
+        );
     }
     let server = Server::start(&args.server, &args.server_args, args.pin)?;
     let reference = match (&args.go, args.against) {
@@ -702,6 +706,33 @@ fn against_reference(
 /// open-loop phase's latency target.
 const STALL: Duration = Duration::from_micros(100);
 
+/// The stalls one thread saw: gaps over [`STALL`] between two readings
+/// of the clock, and how much of each went past [`STALL`].
+#[derive(Default)]
+struct Stalls {
+    over: u64,
+    lost: Duration,
+    longest: Duration,
+    span: Duration,
+}
+
+impl Stalls {
+    fn add(&mut self, gap: Duration) {
+        self.span += gap;
+        if gap > STALL {
+            self.over += 1;
+            self.lost += gap - STALL;
+            self.longest = self.longest.max(gap);
+        }
+    }
+
+    /// The share of time a request arriving then would wait more than
+    /// [`STALL`] for the thread.
+    fn late_share(&self) -> f64 {
+        self.lost.as_secs_f64() / self.span.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+}
+
 /// The machine's own stalls, measured on every CPU at once for `secs`: a
 /// thread pinned to each reads the clock in a loop, and any gap over
 /// [`STALL`] between two readings is time it could not run. A request
@@ -709,24 +740,18 @@ const STALL: Duration = Duration::from_micros(100);
 /// whatever the server does: that share of time bounds the percentile a
 /// latency target of [`STALL`] can reach on this machine.
 fn stall_table(secs: f64) {
-    let runs: Vec<_> = (0..cpus::count())
+    let runs: Vec<_> = (cpus::allowed().iter().copied())
         .map(|cpu| {
             std::thread::spawn(move || {
                 let pinned = cpus::pin_thread(cpu);
                 let (start, mut last) = (Instant::now(), Instant::now());
-                let (mut over, mut lost, mut longest) = (0u64, Duration::ZERO, Duration::ZERO);
+                let mut stalls = Stalls::default();
                 while last - start < Duration::from_secs_f64(secs) {
                     let now = Instant::now();
-                    let gap = now - last;
-                    if gap > STALL {
-                        over += 1;
-                        lost += gap - STALL;
-                        longest = longest.max(gap);
-                    }
+                    stalls.add(now - last);
                     last = now;
                 }
-                let share = lost.as_secs_f64() / (last - start).as_secs_f64();
-                (cpu, pinned, over, share, longest)
+                (cpu, pinned, stalls)
             })
         })
         .collect();
@@ -736,7 +761,7 @@ fn stall_table(secs: f64) {
     );
     println!("|---|---|---|---|");
     for run in runs {
-        let Ok((cpu, pinned, over, share, longest)) = run.join() else {
+        let Ok((cpu, pinned, stalls)) = run.join() else {
             continue;
         };
         let cpu = if pinned {
@@ -745,74 +770,96 @@ fn stall_table(secs: f64) {
             format!("{cpu} (not pinned)")
         };
         println!(
-            "| {cpu} | {over} | {:.3}% | {} |",
-            share * 100.0,
-            us(longest)
+            "| {cpu} | {} | {:.3}% | {} |",
+            stalls.over,
+            stalls.late_share() * 100.0,
+            us(stalls.longest)
         );
     }
 }
 
-/// Where threads run: this load generator on CPU 0 and the servers on the
-/// others with `--pin`, and a thread on each CPU for the stall meter.
+/// Where threads run: with `--pin`, this load generator on the first CPU
+/// it may use and the servers on the others; a thread on each CPU for the
+/// stall meter.
 #[cfg(target_os = "linux")]
 mod cpus {
     use std::os::unix::process::CommandExt;
     use std::process::Command;
+    use std::sync::OnceLock;
 
-    /// CPUs online (not only those this thread may run on).
-    pub fn count() -> usize {
-        // SAFETY: a plain query.
-        usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) })
-            .map_or(1, |n| n.max(1))
+    /// The CPUs this process could run on when it started, before `--pin`
+    /// narrowed them (a container's cpuset may leave out some).
+    pub fn allowed() -> &'static [usize] {
+        static ALLOWED: OnceLock<Vec<usize>> = OnceLock::new();
+        ALLOWED.get_or_init(|| {
+            // SAFETY: a zeroed cpu_set_t is the empty set, filled by the
+            // kernel up to its size.
+            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            let r = unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) };
+            let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                // SAFETY: `cpu` is below CPU_SETSIZE.
+                .filter(|&cpu| r == 0 && unsafe { libc::CPU_ISSET(cpu, &set) })
+                .collect();
+            if cpus.is_empty() { vec![0] } else { cpus }
+        })
     }
 
-    fn set(pid: libc::pid_t, cpus: impl IntoIterator<Item = usize>) -> std::io::Result<()> {
-        // SAFETY: a zeroed cpu_set_t is the empty set; CPU_SET stays in it.
+    fn set(cpus: &[usize]) -> std::io::Result<()> {
+        // SAFETY: a zeroed cpu_set_t is the empty set; the CPUs come from
+        // sched_getaffinity, so below CPU_SETSIZE.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        for cpu in cpus {
+        for &cpu in cpus {
             unsafe { libc::CPU_SET(cpu, &mut set) };
         }
         // SAFETY: `set` is a valid cpu_set_t of the size given.
-        match unsafe { libc::sched_setaffinity(pid, size_of::<libc::cpu_set_t>(), &set) } {
+        match unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) } {
             0 => Ok(()),
             _ => Err(std::io::Error::last_os_error()),
         }
     }
 
-    /// The calling thread (and the threads it starts) on CPU 0.
+    /// The calling thread (and the threads it starts) on the first CPU.
     pub fn pin_self() -> Result<(), String> {
-        if count() < 2 {
-            return Err("--pin needs two CPUs".into());
+        match allowed() {
+            [first, _, ..] => set(&[*first]).map_err(|e| format!("--pin: {e}")),
+            _ => Err("--pin needs two CPUs".into()),
         }
-        set(0, [0]).map_err(|e| format!("--pin: {e}"))
     }
 
     /// The calling thread on `cpu`; false if the kernel refused.
     pub fn pin_thread(cpu: usize) -> bool {
-        set(0, [cpu]).is_ok()
+        set(&[cpu]).is_ok()
     }
 
-    /// The command's process, and every thread it starts, on CPUs 1 and up.
+    /// The CPUs the servers run on with `--pin`: all but the first.
+    pub fn servers() -> &'static [usize] {
+        allowed().get(1..).unwrap_or_default()
+    }
+
+    /// The command's process, and every thread it starts, on [`servers`].
     pub fn pin_servers(command: &mut Command) {
-        let cpus = 1..count();
+        let cpus = servers();
         // SAFETY: sched_setaffinity is async-signal-safe, and the closure
         // allocates nothing.
         unsafe {
-            command.pre_exec(move || set(0, cpus.clone()));
+            command.pre_exec(move || set(cpus));
         }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
 mod cpus {
-    pub fn count() -> usize {
-        std::thread::available_parallelism().map_or(1, usize::from)
+    pub fn allowed() -> &'static [usize] {
+        &[0]
     }
     pub fn pin_self() -> Result<(), String> {
         Err("--pin needs Linux".into())
     }
     pub fn pin_thread(_: usize) -> bool {
         false
+    }
+    pub fn servers() -> &'static [usize] {
+        &[]
     }
     pub fn pin_servers(_: &mut std::process::Command) {}
 }
@@ -1141,5 +1188,56 @@ fn main() -> ExitCode {
             eprintln!("bench-serve: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stalls_count_only_the_time_past_the_bound() {
+        let mut stalls = Stalls::default();
+        for us in [40, 60, 100, 150, 1_000, 8_650] {
+            stalls.add(Duration::from_micros(us));
+        }
+        assert_eq!(stalls.over, 3);
+        assert_eq!(stalls.lost, Duration::from_micros(50 + 900 + 8_550));
+        assert_eq!(stalls.longest, Duration::from_micros(8_650));
+        assert!((stalls.late_share() - 0.95).abs() < 1e-9);
+        assert_eq!(Stalls::default().late_share(), 0.0);
+    }
+
+    /// What `--pin` promises: the servers it starts may run on every CPU
+    /// but the load generator's.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pinned_servers_run_on_the_other_cpus() {
+        if cpus::allowed().len() < 2 {
+            eprintln!("one CPU: nothing to pin apart");
+            return;
+        }
+        let mut command = Command::new("sleep");
+        command.arg("10");
+        cpus::pin_servers(&mut command);
+        let mut child = command.spawn().expect("start sleep");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+        let _ = child.kill();
+        let _ = child.wait();
+        let list = status
+            .expect("the child's status")
+            .lines()
+            .find_map(|l| Some(l.strip_prefix("Cpus_allowed_list:")?.trim().to_owned()))
+            .expect("Cpus_allowed_list");
+        // "1-3,5": ranges and single CPUs.
+        let runs_on: Vec<usize> = list
+            .split(',')
+            .flat_map(|part| {
+                let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+                lo.parse().unwrap()..=hi.parse().unwrap()
+            })
+            .collect();
+        assert_eq!(runs_on, cpus::servers());
+        assert!(!runs_on.contains(&cpus::allowed()[0]));
     }
 }
