@@ -114,8 +114,9 @@ fn a_stopped_server_is_a_typed_error() {
     // a second came (then the thread refills 2 batches: 3 batches less the
     // one id), or after the buffer's 2 were in (1 left, not below the
     // low-water mark: 2 batches less the id).
-    eventually(Duration::from_secs(5), "a full buffer", || {
-        (ids.buffered() >= 2 * BATCH - 1).then_some(())
+    let full = eventually(Duration::from_secs(5), "a full buffer", || {
+        let n = ids.buffered();
+        [2 * BATCH - 1, 3 * BATCH - 1].contains(&n).then_some(n)
     });
     let report = server.stop();
     let mut handed = 1u64;
@@ -132,6 +133,10 @@ fn a_stopped_server_is_a_typed_error() {
         }
     };
     assert!(matches!(err, ClientError::Failed { .. }), "{err:?}");
+    assert!(
+        handed > full as u64,
+        "every id buffered before the stop is handed out"
+    );
     let started = Instant::now();
     for _ in 0..3 {
         assert!(matches!(ids.next(), Err(ClientError::Failed { .. })));
