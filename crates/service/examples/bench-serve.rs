@@ -87,7 +87,8 @@ struct Args {
     open_conns: usize,
     /// Only the lock-step, open-loop and memory figures.
     reference_only: bool,
-    /// This process on CPU 0, the servers it starts on the others.
+    /// This process on the first CPU it may use, the servers it starts on
+    /// the others.
     pin: bool,
 }
 
@@ -376,7 +377,8 @@ fn lock_step(
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
     let reqs = lat.len() as f64;
-    let fast = lat.partition_point(|&l| l < pct(0.5) / 2) as f64 / reqs;
+    let half = pct(0.5) / 2;
+    let fast = lat.partition_point(|&l| l < half) as f64 / reqs;
     Ok(Figures {
         ids_per_s: reqs * f64::from(n) / elapsed,
         requests_per_s: reqs / elapsed,
@@ -493,14 +495,6 @@ fn run(args: &Args) -> Result<(), String> {
         return compare(args, extra);
     }
     println!("load average at the start: {}", loadavg());
-    if args.pin {
-        cpus::pin_self()?;
-        println!(
-            "pinned: this load generator on CPU {}, the servers it starts on CPUs {:?}",
-            cpus::allowed()[0],
-            cpus::servers()
-        );
-    }
     let server = Server::start(&args.server, &args.server_args, args.pin)?;
     let reference = match (&args.go, args.against) {
         (Some(path), _) => Some(Reference::start(path, args.pin)?),
@@ -1046,9 +1040,6 @@ const COMPARED: [(&str, bool, u8, usize, usize); 4] = [
 /// Two servers, the second with `extra` arguments, measured in turn.
 fn compare(args: &Args, extra: &[String]) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
-    if args.pin {
-        cpus::pin_self()?;
-    }
     let a = Server::start(&args.server, &args.server_args, args.pin)?;
     let b_args: Vec<String> = args.server_args.iter().chain(extra).cloned().collect();
     let b = Server::start(&args.server, &b_args, args.pin)?;
@@ -1181,7 +1172,17 @@ impl Scraper {
 }
 
 fn main() -> ExitCode {
-    let result = parse_args().and_then(|args| run(&args));
+    let result = parse_args().and_then(|args| {
+        if args.pin {
+            cpus::pin_self()?;
+            println!(
+                "pinned: this load generator on CPU {}, the servers it starts on CPUs {:?}",
+                cpus::allowed()[0],
+                cpus::servers()
+            );
+        }
+        run(&args)
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
