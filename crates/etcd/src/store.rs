@@ -61,6 +61,9 @@ impl Store for Client {
                 token,
                 ttl: Duration::from_secs(grant.ttl.unsigned_abs()),
                 fence,
+                // etcd keeps what a quorum acknowledged: a missing fence
+                // is a node id never fenced.
+                quiet: Duration::ZERO,
             }));
         }
         // Nothing claimed: the lease goes (best effort; it expires anyway).

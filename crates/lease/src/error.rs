@@ -27,6 +27,17 @@ pub enum Error {
     /// since the store may soon hand the node id to another process.
     #[error("lease not confirmed within its safety margin")]
     Expired,
+    /// The store found no fence for the node id and could not vouch that
+    /// no earlier holder it forgot still issues ids
+    /// ([`Claimed::quiet`](crate::store::Claimed::quiet)): ids are held
+    /// back until such a holder must have stopped.
+    #[error(
+        "ids wait {left:?} more: the store may have forgotten an earlier holder of the node id"
+    )]
+    Unfenced {
+        /// How much longer ids are held back.
+        left: std::time::Duration,
+    },
     /// Ids have reached the reserved time horizon and the next reservation
     /// has not been stored yet: retry shortly.
     #[error("ids reached the reserved horizon")]

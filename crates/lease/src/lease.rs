@@ -55,7 +55,10 @@ impl NodeLease {
     }
 
     /// The horizon the previous holder of this node id left (the Unix
-    /// epoch if there was none): ids made with this lease are later.
+    /// epoch if there was none), or, when the store could not vouch for
+    /// the node id ([`Claimed::quiet`](crate::store::Claimed::quiet)), the
+    /// wall clock at the claim plus the quiet if that is later: ids made
+    /// with this lease are later.
     pub fn not_before(&self) -> SystemTime {
         system_time(self.not_before)
     }
@@ -255,7 +258,17 @@ impl Options {
             return Err(Error::Lost);
         }
         let timing = self.timing(claimed.ttl)?;
-        let not_before = claimed.fence.horizon;
+        // Without a fence the store vouches for, the ids wait out the
+        // quiet, and start after where the wall clock then is: after the
+        // ids of a holder the store forgot, as far as the clocks agree.
+        let quiet = sent + claimed.quiet;
+        let not_before = match claimed.quiet.is_zero() {
+            true => claimed.fence.horizon,
+            false => claimed
+                .fence
+                .horizon
+                .max(wall_at(sent).saturating_add(nanos(claimed.quiet))),
+        };
         // The store cannot expire the claim before the claim was sent + TTL.
         let mut deadline = sent + timing.ttl - timing.margin;
         // A claim slowed down by contention is renewed at once, rather
@@ -273,7 +286,7 @@ impl Options {
             store,
             held,
             timing,
-            validity: Arc::new(Validity::new(deadline, not_before, timing.ahead)),
+            validity: Arc::new(Validity::new(quiet, deadline, not_before, timing.ahead)),
             fence: Arc::new(Mutex::new(claimed.fence)),
         };
         // The first horizon is stored before any id can be issued.
@@ -414,6 +427,11 @@ async fn timed<T>(limit: Duration, request: impl Future<Output = Result<T>>) -> 
         Ok(result) => result,
         Err(_) => Err(Error::Timeout),
     }
+}
+
+/// The wall clock at `instant` (past or now), Unix ns.
+fn wall_at(instant: Instant) -> u64 {
+    WallClock.now().saturating_sub(nanos(instant.elapsed()))
 }
 
 pub(crate) fn system_time(unix_ns: u64) -> SystemTime {

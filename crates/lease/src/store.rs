@@ -49,6 +49,14 @@ pub struct Claimed {
     pub ttl: Duration,
     /// The fence of `node`, read in the same atomic step as the claim.
     pub fence: Fence,
+    /// How long after the claim was sent no id may be issued: zero when
+    /// the store vouches that no earlier holder of `node` is still
+    /// issuing ids it no longer knows of. A store that may lose records
+    /// (a wipe, an eviction, a restart without persistence, a failover)
+    /// and finds no fence cannot tell a node id never used from one whose
+    /// holder it forgot; it asks for the longest lease such a holder may
+    /// still believe in.
+    pub quiet: Duration,
 }
 
 /// What [`Store::claim`] found.

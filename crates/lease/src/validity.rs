@@ -8,6 +8,10 @@
 //!   margin. The store cannot expire the lease (and so cannot grant the
 //!   node id to anyone else) before the send time plus the TTL; the holder
 //!   stops at the margin before that.
+//! - the **quiet** (monotonic): when the store found no fence and could
+//!   not vouch for the node id, no id before the claim's send time plus
+//!   the store's [`quiet`](crate::store::Claimed::quiet), by when any
+//!   holder the store forgot has reached its deadline.
 //! - the **horizon** (Unix time): the latest time stored in the fence
 //!   while this holder owned the claim. The next holder of the node id
 //!   starts after it, so an id is issued only if its time is not past it.
@@ -33,6 +37,8 @@ pub(crate) struct Validity {
     base: Instant,
     /// Nanoseconds after `base` from which ids are held back.
     deadline: AtomicU64,
+    /// Nanoseconds after `base` before which ids are held back.
+    quiet: u64,
     /// Unix ns: no id may carry a later time; the store's fence is at least this.
     horizon: AtomicU64,
     /// Unix ns: the latest time a clock of this lease wanted near the horizon.
@@ -47,11 +53,18 @@ pub(crate) struct Validity {
 }
 
 impl Validity {
-    /// A lease valid until `deadline` with `horizon` stored.
-    pub(crate) fn new(deadline: Instant, horizon: u64, ahead: Duration) -> Validity {
+    /// A lease valid from `quiet` until `deadline` with `horizon` stored.
+    pub(crate) fn new(
+        quiet: Instant,
+        deadline: Instant,
+        horizon: u64,
+        ahead: Duration,
+    ) -> Validity {
+        let base = Instant::now();
         let v = Validity {
-            base: Instant::now(),
+            base,
             deadline: AtomicU64::new(0),
+            quiet: nanos(quiet.saturating_duration_since(base)),
             horizon: AtomicU64::new(horizon),
             wanted: AtomicU64::new(0),
             ended: AtomicU8::new(LIVE),
@@ -130,6 +143,10 @@ impl Validity {
         if elapsed >= self.deadline.load(Relaxed) {
             return Err(Error::Expired);
         }
+        if elapsed < self.quiet {
+            let left = Duration::from_nanos(self.quiet - elapsed);
+            return Err(Error::Unfenced { left });
+        }
         Ok(())
     }
 
@@ -170,7 +187,7 @@ mod tests {
     #[test]
     fn ids_stop_at_the_deadline_and_resume_when_it_moves() {
         let start = Instant::now();
-        let v = Validity::new(start + 100 * MS, 0, MS);
+        let v = Validity::new(start, start + 100 * MS, 0, MS);
         assert!(v.check_at(start).is_ok());
         assert!(v.check_at(start + 99 * MS).is_ok());
         assert!(matches!(v.check_at(start + 100 * MS), Err(Error::Expired)));
@@ -182,13 +199,31 @@ mod tests {
     }
 
     #[test]
+    fn an_unfenced_claim_issues_nothing_until_its_quiet_ends() {
+        let start = Instant::now();
+        let v = Validity::new(start + 40 * MS, start + 100 * MS, 0, MS);
+        match v.check_at(start + 10 * MS) {
+            Err(Error::Unfenced { left }) => assert_eq!(left, 30 * MS),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            v.check_at(start + 40 * MS - Duration::from_nanos(1)),
+            Err(Error::Unfenced { .. })
+        ));
+        assert!(v.check_at(start + 40 * MS).is_ok());
+        // A quiet longer than the lease: the deadline is reported first.
+        let w = Validity::new(start + 200 * MS, start + 100 * MS, 0, MS);
+        assert!(matches!(w.check_at(start + 150 * MS), Err(Error::Expired)));
+    }
+
+    #[test]
     fn an_ended_lease_never_issues_again() {
         let start = Instant::now();
-        let v = Validity::new(start + Duration::from_secs(60), 0, MS);
+        let v = Validity::new(start, start + Duration::from_secs(60), 0, MS);
         v.lose();
         v.extend(start + Duration::from_secs(600));
         assert!(matches!(v.check_at(start), Err(Error::Lost)));
-        let r = Validity::new(start + Duration::from_secs(60), 0, MS);
+        let r = Validity::new(start, start + Duration::from_secs(60), 0, MS);
         r.release();
         assert!(matches!(r.check(), Err(Error::Lost)));
     }
@@ -196,7 +231,8 @@ mod tests {
     #[test]
     fn ids_past_the_horizon_are_refused_and_ask_for_more() {
         let ahead = Duration::from_secs(1);
-        let v = Validity::new(Instant::now() + ahead, 10_000_000_000, ahead);
+        let now = Instant::now();
+        let v = Validity::new(now, now + ahead, 10_000_000_000, ahead);
         assert!(v.check_time(9_000_000_000).is_ok());
         assert_eq!(v.next_horizon(1_000), 10_000_000_000, "never lowered");
         assert!(v.check_time(10_000_000_000).is_ok());

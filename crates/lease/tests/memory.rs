@@ -41,6 +41,9 @@ struct Memory {
     state: Arc<Mutex<State>>,
     /// Renewals fail (an unreachable store) while set.
     unreachable: Arc<AtomicBool>,
+    /// A store that may lose its records: a claim that finds no fence
+    /// asks for this quiet.
+    quiet: Duration,
 }
 
 impl Memory {
@@ -65,6 +68,13 @@ impl Memory {
         let mut state = self.state.lock().unwrap();
         state.claims.remove(&(prefix.to_owned(), node));
         state.releases += 1;
+    }
+
+    /// Every claim and fence gone, as a wiped store's.
+    fn wipe(&self) {
+        let mut state = self.state.lock().unwrap();
+        state.claims.clear();
+        state.fences.clear();
     }
 
     fn claimed(&self, prefix: &str, node: u32) -> bool {
@@ -109,11 +119,16 @@ impl Store for Memory {
             .claims
             .insert(key.clone(), (token, Instant::now() + ttl, ttl));
         let fence = state.fences.get(&key).copied().unwrap_or_default();
+        let quiet = match fence == Fence::default() {
+            true => self.quiet,
+            false => Duration::ZERO,
+        };
         Ok(Claim::Held(Claimed {
             node,
             token,
             ttl,
             fence,
+            quiet,
         }))
     }
 
@@ -371,4 +386,87 @@ async fn release_after_lowers_the_fence_to_the_last_id() {
     lease.release_after(last).await.unwrap();
     assert_eq!(store.fence("r", 0).horizon, unix(last));
     assert!(!store.claimed("r", 0));
+}
+
+/// A store that lost every record hands the node id to a new holder at
+/// once, while the old one still issues until its next renewal: the new
+/// holder's ids wait out the quiet the store asks for, start after it on
+/// the wall clock, and no id repeats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_wipe_the_next_holder_waits_out_the_quiet_and_no_id_repeats() {
+    let quiet = TTL * 2;
+    let store = Memory {
+        quiet,
+        ..Memory::default()
+    };
+    let first = NodeLease::acquire(store.clone(), "w", 0..1, TTL)
+        .await
+        .unwrap();
+    let fresh = first.not_before();
+    let old = Arc::new(
+        first
+            .flake_clock(flake::Clock::builder(Layout::NOEQD))
+            .await
+            .unwrap(),
+    );
+    // A node id never fenced waits the quiet too: the store cannot tell.
+    assert!(
+        unix(fresh) > 0,
+        "an unfenced first claim starts after its quiet"
+    );
+    while old.next().is_err() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let issuing = {
+        let old = Arc::clone(&old);
+        std::thread::spawn(move || {
+            let mut ids = Vec::new();
+            let mut refusals = 0u64;
+            let until = Instant::now() + TTL * 4;
+            while Instant::now() < until {
+                match old.next() {
+                    Ok(id) => ids.push(id),
+                    Err(Error::Lost) => break,
+                    Err(_) => refusals += 1,
+                }
+            }
+            (ids, refusals)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    store.wipe();
+    let claimed = Instant::now();
+    let second = NodeLease::acquire(store.clone(), "w", 0..1, TTL)
+        .await
+        .unwrap();
+    assert_eq!(second.node(), 0, "the wiped store hands node 0 out again");
+    let wall = WallClock.now();
+    assert!(unix(second.not_before()) >= wall + guid::nanos(quiet) - 50_000_000);
+    let new = second
+        .flake_clock(flake::Clock::builder(Layout::NOEQD))
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    while claimed.elapsed() < quiet + TTL {
+        match new.next() {
+            Ok(id) => {
+                assert!(claimed.elapsed() >= quiet, "an id within the quiet");
+                ids.push(id);
+            }
+            Err(Error::Unfenced { left }) => assert!(left <= quiet),
+            Err(e) => assert!(claimed.elapsed() < quiet, "{e}"),
+        }
+        tokio::task::yield_now().await;
+    }
+    let (old_ids, _) = issuing.join().unwrap();
+    assert!(!old_ids.is_empty() && !ids.is_empty());
+    let mut all: Vec<u64> = old_ids.iter().chain(&ids).copied().collect();
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "an id repeated");
+    assert!(
+        ids[0] > *old_ids.last().unwrap(),
+        "the new holder's ids come after"
+    );
 }

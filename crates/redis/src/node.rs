@@ -70,20 +70,26 @@ static RELEASE: LazyLock<redis::Script> = script!("release.lua");
 /// `P:fence`; a renewal, a fence write and a release each act only while
 /// the claim holds that token.
 ///
-/// Redis keeps claims only as long as it keeps its data. A server that
-/// restarts without persistence comes back empty: a holder learns its
-/// claim is gone at its next renewal, but until then it may still issue
-/// ids. So claims wait until the server has been up for the grace
-/// ([`RedisStore::grace`], by default twice the claim's TTL), and for the
-/// grace after the keys are found on a server with another run id (a
-/// restart with persistence, a replica promoted): by then every holder
-/// from before has stopped. A server without persistence also loses the
-/// horizons, so the next holder of a node id is ordered after the last
-/// one by the wall clock alone: its ids start at least the grace after
-/// the restart, later than the old horizon if the grace covers the
-/// lease's look-ahead and the clocks agree within the rest. With
-/// `appendonly yes` (and `appendfsync always`, or up to a second of
-/// writes may be lost) the horizons survive.
+/// Redis keeps claims and fences only as long as it keeps its data, and
+/// loses them to a `FLUSHALL`, an eviction under `maxmemory`, a restart
+/// without persistence, or a replica promoted before the last writes
+/// reached it. A holder learns its claim is gone at its next renewal, but
+/// until then it may still issue ids. So:
+///
+/// - a claim that finds **no fence** for its node id (never fenced, or
+///   lost) is taken with a quiet of the grace ([`Claimed::quiet`]: by
+///   default twice the claim's TTL): the lease issues no id before the
+///   grace has passed since the claim, by when every holder the server
+///   forgot has stopped, and starts its ids after the wall clock at the
+///   claim plus the grace, after that holder's ids as long as the clocks
+///   agree within the grace less its TTL and max lead;
+/// - when the keys are found on a server with another run id (a restart
+///   with persistence, a replica promoted), fences may be older than what
+///   their holders issued: claims wait the grace ([`RedisStore::grace`]).
+///
+/// With `appendonly yes` and `appendfsync always`, a restart loses no
+/// fence; with `everysec`, up to a second of writes, which the run id
+/// check covers.
 ///
 /// While claims wait, [`Store::claim`] answers [`Claim::Full`]: an acquire
 /// fails with `Full`, or waits with `WhenFull::Wait`.
@@ -305,11 +311,18 @@ impl Store for RedisStore {
             let reply = self.claim_window(&keys, window).await.map_err(store)?;
             match parse_claim(&reply, &keys)? {
                 ClaimReply::Claimed { node, token, fence } if (a..=b).contains(&node) => {
+                    // No fence: never fenced, or lost with a holder that
+                    // may still issue ids until its lease runs out.
+                    let quiet = match fence == Fence::default() {
+                        true => Duration::from_millis(grace_ms),
+                        false => Duration::ZERO,
+                    };
                     return Ok(Claim::Held(Claimed {
                         node,
                         token,
                         ttl: Duration::from_millis(ttl_ms),
                         fence,
+                        quiet,
                     }));
                 }
                 ClaimReply::Full => {}

@@ -257,10 +257,11 @@ fn corrupt<T: std::fmt::Debug>(result: Result<T, Error>, key: &str) {
 }
 
 /// A restart without persistence empties the server: the holder's
-/// renewal answers `Gone`, and claims wait out the grace, by which time
-/// every holder from before has stopped.
+/// renewal answers `Gone`, and a claim finds no fence, so it asks its
+/// holder to wait out the grace, by when every holder from before has
+/// stopped. A node id never fenced asks the same: the store cannot tell.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_a_restart_renewals_are_gone_and_claims_wait_the_grace() {
+async fn after_a_restart_renewals_are_gone_and_unfenced_claims_wait_the_grace() {
     let Some(mut server) = support::redis() else {
         return;
     };
@@ -269,44 +270,30 @@ async fn after_a_restart_renewals_are_gone_and_claims_wait_the_grace() {
         .unwrap()
         .grace(grace)
         .poll(Duration::from_millis(20));
-    // A server up for less than the grace takes no claim.
-    let started = Instant::now();
-    assert_eq!(
-        store.claim("r", 0, 3, TTL, "t").await.unwrap(),
-        Claim::Full { seen: 0 }
-    );
-    assert!(
-        store
-            .wait_release("r", 0, 3, 0, Duration::from_secs(5))
-            .await
-            .unwrap()
-    );
     let a = claim(&store, "r", 0, 3).await;
-    assert!(started.elapsed() >= grace / 2);
-    assert_eq!(a.node, 0);
+    assert_eq!((a.node, a.fence, a.quiet), (0, Fence::default(), grace));
+    let fenced = match store.fence(&held("r", &a), a.fence, 42).await.unwrap() {
+        FenceWrite::Stored(fence) => fence,
+        other => panic!("{other:?}"),
+    };
+    store.release(&held("r", &a)).await.unwrap();
+    let again = claim(&store, "r", 0, 3).await;
+    assert_eq!((again.fence, again.quiet), (fenced, Duration::ZERO));
 
     server.restart();
-    let restarted = Instant::now();
-    assert_eq!(store.renew(&held("r", &a)).await.unwrap(), Renewal::Gone);
     assert_eq!(
-        store.claim("r", 0, 3, TTL, "t").await.unwrap(),
-        Claim::Full { seen: 0 }
-    );
-    assert!(
-        store
-            .wait_release("r", 0, 3, 0, Duration::from_secs(5))
-            .await
-            .unwrap()
+        store.renew(&held("r", &again)).await.unwrap(),
+        Renewal::Gone
     );
     let b = claim(&store, "r", 0, 3).await;
-    let waited = restarted.elapsed();
-    assert!(waited >= grace, "claims wait the grace: {waited:?}");
     assert!(b.token > a.token, "tokens keep increasing: {a:?} {b:?}");
+    assert_eq!(b.node, 0);
     assert_eq!(
         b.fence,
         Fence::default(),
         "the horizon is gone with the data"
     );
+    assert_eq!(b.quiet, grace, "so the claim asks for the grace");
 }
 
 /// With `appendonly yes` the claims and the fence survive a restart: the
@@ -546,71 +533,114 @@ async fn a_successor_starts_after_the_horizon_of_a_released_or_expired_holder() 
     c.release().await.unwrap();
 }
 
-/// Redis restarts without persistence while a holder issues ids: its
-/// claim is gone, so its next renewal fails for good and its ids stop,
-/// within the TTL of the restart; a new holder is granted the node id only
-/// after the grace, when the old one has stopped. No id is issued twice.
+/// Ways a Redis loses a holder's claim and horizon under it.
+#[derive(Clone, Copy, Debug)]
+enum Loss {
+    /// A restart without persistence.
+    Restart,
+    /// `FLUSHALL`.
+    Wipe,
+    /// The node id's claim and horizon deleted (an eviction, an operator).
+    Keys,
+}
+
+/// Redis loses the claim and the horizon of a holder that issues ids: a
+/// new holder is granted the node id at once, but issues nothing until
+/// the grace has passed, by when the old holder has learned that its claim
+/// is gone and stopped; its ids start after the old one's. No id is
+/// issued twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_holder_stops_when_a_restart_loses_its_claim() {
+async fn a_lost_claim_and_horizon_repeat_no_id() {
     let Some(mut server) = support::redis() else {
         return;
     };
     let grace = LEASE_TTL * 2;
-    let store = |server: &Redis| {
-        RedisStore::open(&server.url())
+    for loss in [Loss::Restart, Loss::Wipe, Loss::Keys] {
+        let prefix = format!("lost-{loss:?}");
+        let store = RedisStore::open(&server.url())
             .unwrap()
             .grace(grace)
-            .poll(Duration::from_millis(20))
-    };
-    // A new server takes claims once it has been up for the grace.
-    let a = waiting()
-        .acquire(store(&server), "restart", 0..1, LEASE_TTL)
-        .await
-        .unwrap();
-    let clock_a = a
-        .flake_clock(flake::Clock::builder(layout()))
-        .await
-        .unwrap();
-    let issuer = Issuer::start(clock_a);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+            .poll(Duration::from_millis(20));
+        let a = waiting()
+            .acquire(store, &prefix, 0..1, LEASE_TTL)
+            .await
+            .unwrap();
+        let clock_a = a
+            .flake_clock(flake::Clock::builder(layout()))
+            .await
+            .unwrap();
+        let issuer = Issuer::start(clock_a);
+        // The first holder of a node id waits the grace too.
+        tokio::time::sleep(grace + Duration::from_millis(300)).await;
 
-    server.restart();
-    let restarted = Instant::now();
-    let b = waiting()
-        .acquire(store(&server), "restart", 0..1, LEASE_TTL)
-        .await
-        .unwrap();
-    let granted = Instant::now();
-    assert_eq!(b.node(), 0);
-    assert_eq!(b.not_before(), SystemTime::UNIX_EPOCH, "no horizon kept");
-    let clock_b = b
-        .flake_clock(flake::Clock::builder(layout()))
-        .await
-        .unwrap();
-    let b_ids = issue(&clock_b, Duration::from_millis(200));
+        match loss {
+            Loss::Restart => server.restart(),
+            Loss::Wipe => redis::cmd("FLUSHALL")
+                .query::<()>(&mut server.connection())
+                .unwrap(),
+            Loss::Keys => redis::cmd("DEL")
+                .arg(format!("{prefix}:node:0"))
+                .arg(format!("{prefix}:horizon:0"))
+                .query::<()>(&mut server.connection())
+                .unwrap(),
+        }
+        let lost = Instant::now();
+        let store = RedisStore::open(&server.url())
+            .unwrap()
+            .grace(grace)
+            .poll(Duration::from_millis(20));
+        let b = waiting()
+            .acquire(store, &prefix, 0..1, LEASE_TTL)
+            .await
+            .unwrap();
+        assert_eq!(b.node(), 0, "{loss:?}: the node id is granted again");
+        let clock_b = b
+            .flake_clock(flake::Clock::builder(layout()))
+            .await
+            .unwrap();
+        let mut b_ids = Vec::new();
+        let mut first_b = None;
+        while lost.elapsed() < grace + Duration::from_millis(500) {
+            match clock_b.next() {
+                Ok(id) => {
+                    first_b.get_or_insert_with(Instant::now);
+                    b_ids.push(id);
+                }
+                Err(Error::Unfenced { .. } | Error::Horizon) => {}
+                Err(e) => panic!("{loss:?}: the new holder is refused: {e}"),
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        let first_b = first_b.expect("the new holder issues after the grace");
 
-    let a_issued = issuer.stop();
-    assert!(a_issued.lost, "the holder learned that its claim is gone");
-    assert!(matches!(a.check(), Err(Error::Lost)));
-    let last_a = a_issued.last.expect("ids before the restart");
-    assert!(
-        last_a < restarted + LEASE_TTL,
-        "ids stop within the TTL: the last {:?} after the restart",
-        last_a.saturating_duration_since(restarted)
-    );
-    assert!(
-        last_a < granted,
-        "the old holder stopped before the new one"
-    );
-    let mut ids = a_issued.ids;
-    ids.extend(b_ids);
-    let checked = assert_unique(&mut ids);
-    println!(
-        "restart without persistence: the holder's last id {:?} after the restart, the id granted again after {:?}; {checked} ids, 0 duplicates",
-        last_a.saturating_duration_since(restarted),
-        granted - restarted
-    );
-    b.release().await.unwrap();
+        let a_issued = issuer.stop();
+        assert!(
+            a_issued.lost,
+            "{loss:?}: the holder learned that its claim is gone"
+        );
+        let last_a = a_issued.last.expect("ids before the loss");
+        assert!(
+            last_a < lost + LEASE_TTL,
+            "{loss:?}: ids stop within the TTL: the last {:?} after the loss",
+            last_a.saturating_duration_since(lost)
+        );
+        assert!(last_a < first_b, "{loss:?}: the old holder stopped first");
+        assert!(first_b >= lost + grace, "{loss:?}: ids within the grace");
+        let (last_id, first_id) = (*a_issued.ids.last().unwrap(), b_ids[0]);
+        assert!(
+            time_of(first_id) > time_of(last_id),
+            "{loss:?}: ids in order"
+        );
+        let mut ids = a_issued.ids;
+        ids.extend(b_ids);
+        let checked = assert_unique(&mut ids);
+        println!(
+            "{loss:?}: the holder's last id {:?} after the loss, the next holder's first {:?} after it; {checked} ids, 0 duplicates",
+            last_a.saturating_duration_since(lost),
+            first_b - lost
+        );
+        b.release().await.unwrap();
+    }
 }
 
 /// With `appendonly yes` a restart keeps the claims and the horizons: the

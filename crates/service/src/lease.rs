@@ -218,6 +218,13 @@ fn log_leased(source: &Source, lease: &NodeLease) {
         not_before,
         "node {node} leased from {store} under {prefix} (ttl {ttl:?}); 64-bit ids start after Unix ns {not_before}"
     );
+    if let Err(LeaseError::Unfenced { left }) = lease.check() {
+        warn!(
+            node,
+            wait = ?left,
+            "{store} holds no horizon for node {node} (never used, or lost with its data): 64-bit ids wait {left:?} for any holder it forgot to stop; clients are turned away meanwhile"
+        );
+    }
 }
 
 /// Watches the lease until `stop`: logs once when ids stop and when they
@@ -246,6 +253,9 @@ async fn keep(shared: Arc<Shared>, held: Lease, mut stop: watch::Receiver<bool>)
                     refusing = false;
                 }
             }
+            // A new holder waiting out its store's quiet, logged when
+            // leased: refused until then, as while unconfirmed.
+            Err(LeaseError::Unfenced { .. }) => {}
             Err(LeaseError::Expired) => {
                 if !refusing {
                     let store = held.source.name;

@@ -12,18 +12,21 @@
 -- Replies:
 --   {1, id, token, ns, version}  claimed; the fence as stored ('', '' if none)
 --   {0}                          every id of the range has a claim
---   {2, ms}                      claims wait ms more: the server restarted or
---                                changed within the grace, so holders of
---                                claims it lost may still issue ids
+--   {2, ms}                      claims wait ms more: the keys came back from
+--                                a restart or another server (a replica
+--                                promoted) within the grace, so fences may
+--                                be older than what their holders issued
+-- A claim that finds no fence is taken: the caller makes the holder wait
+-- out the grace (the store cannot tell a node id never fenced from one
+-- whose keys it lost while their holder still issues ids).
 --   {3}                          (probe) an id could be claimed now
 --   {-1, key}                    key holds what no lease wrote
 local grace = tonumber(ARGV[5])
 if grace > 0 then
   local info = redis.call('INFO', 'server')
   local run = string.match(info, 'run_id:(%x+)')
-  local up = tonumber(string.match(info, 'uptime_in_seconds:(%d+)'))
-  if not run or not up then
-    return redis.error_reply('ERR guid: INFO server shows no run_id or uptime')
+  if not run then
+    return redis.error_reply('ERR guid: INFO server shows no run_id')
   end
   local known = redis.pcall('GET', KEYS[2])
   if type(known) == 'table' then
@@ -32,22 +35,17 @@ if grace > 0 then
   if known ~= run then
     redis.call('SET', KEYS[2], run)
     -- The keys survived a restart or came from another server (a replica
-    -- promoted): claims written just before may be missing.
+    -- promoted): fences written just before may be missing or older.
     if known then
       redis.call('SET', KEYS[3], '1', 'PX', grace)
     end
   end
-  -- Whole seconds: the server may have been up a second less.
-  local wait = grace - (up - 1) * 1000
   local quiet = redis.pcall('PTTL', KEYS[3])
   if type(quiet) ~= 'number' or quiet == -1 then
     return {-1, KEYS[3]}
   end
-  if quiet > wait then
-    wait = quiet
-  end
-  if wait > 0 then
-    return {2, wait}
+  if quiet > 0 then
+    return {2, quiet}
   end
 end
 for id = tonumber(ARGV[2]), tonumber(ARGV[3]) do
