@@ -1,0 +1,3 @@
+//! `guid-faults`: see `docs/faults.md`.
+
+fn main() {}
