@@ -93,6 +93,12 @@ impl Options {
         self
     }
 
+    /// Whether a lease of `ttl` can be kept with these options: the check
+    /// [`Options::acquire`] makes before it asks the store.
+    pub fn check(&self, ttl: Duration) -> Result<()> {
+        self.timing(ttl).map(drop)
+    }
+
     /// The timings for a lease granted with `ttl`.
     pub(crate) fn timing(&self, ttl: Duration) -> Result<Timing> {
         let quarter = ttl / 4;

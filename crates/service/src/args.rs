@@ -247,10 +247,19 @@ impl ServeArgs {
                         t.pop();
                     }
                 }
+                if t.is_empty() {
+                    return fail(format!(
+                        "--token-file {} holds no token: auth would be off",
+                        path.display()
+                    ));
+                }
                 Some(t)
             }
             None => std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes()),
         };
+        if token.as_ref().is_some_and(Vec::is_empty) {
+            return fail("NOEQ_TOKEN is set but empty: auth would be off (unset it to serve without a token)".into());
+        }
         Ok(Config {
             layout,
             node,

@@ -94,6 +94,14 @@ enum End {
     Lease,
 }
 
+impl End {
+    /// A request whose ids were held back past the max lead.
+    #[cfg(feature = "lease")]
+    const HELD: End = End::Lease;
+    #[cfg(not(feature = "lease"))]
+    const HELD: End = End::Fault;
+}
+
 /// What processing the buffered input left to do.
 enum Step {
     /// Wait for more input.
@@ -246,6 +254,10 @@ pub(crate) async fn serve(
     tokio::pin!(auth_deadline);
     let mut closing = None;
     let mut paced = None;
+    // How long the request at hand has waited: never past the max lead,
+    // the longest any client is held.
+    let mut waited = Duration::ZERO;
+    let max_wait = conn.flake.max_lead();
 
     let end = 'conn: loop {
         // Send what the socket did not take; shutdown waits for it too.
@@ -296,7 +308,11 @@ pub(crate) async fn serve(
                 }
             }
         }
-        match conn.process() {
+        let step = conn.process();
+        if !matches!(step, Step::Pace(_)) {
+            waited = Duration::ZERO;
+        }
+        match step {
             Step::Read => busy_poll::served(),
             Step::Flush => continue,
             Step::Close(why) => {
@@ -304,7 +320,13 @@ pub(crate) async fn serve(
                 continue;
             }
             Step::Pace(pace) => {
-                paced = Some(pace);
+                waited += pace;
+                // Ids held back longer (a horizon the store does not take
+                // in time): closed, so that the client goes elsewhere.
+                match waited > max_wait {
+                    true => closing = Some(End::HELD),
+                    false => paced = Some(pace),
+                }
                 continue;
             }
         }

@@ -21,19 +21,22 @@
 //! | a request head, from its first byte | [`HEAD_TIMEOUT`] | [`HEAD_TIMEOUT`] | closed unanswered |
 //! | its size | [`MAX_HEAD`] | [`MAX_HEAD`] | 431, closed |
 //! | no request (the first one too) | [`HEAD_TIMEOUT`] | `--idle-timeout` | closed |
-//! | an answer taken by the client | [`ANSWER_TIMEOUT`] | [`ANSWER_TIMEOUT`] | closed |
-//! | connections open | [`MONITOR_CONNS`] | `--max-conns` | the oldest that has sent no request is closed to make room; if every one has, the new one |
+//! | an answer taken by the client: no byte of it taken for | [`ANSWER_TIMEOUT`] | [`ANSWER_TIMEOUT`] | closed |
+//! | connections open | [`MONITOR_CONNS`] | `--http-max-conns` | the one idle longest (no request in progress; a client that never read its answer included) is closed to make room; if every one is making ids, the new one |
 //!
-//! So however many connections sit idle, a client that sends its request
-//! as it connects (as Prometheus and health probes do) gets its place at
-//! once.
+//! So however many connections sit idle or stop reading (a pool of
+//! keep-alive clients, a client that pipelines and never reads), a new
+//! client gets its place at once.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::pin::Pin;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::{Arc, OnceLock};
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -44,6 +47,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::{AbortHandle, JoinSet};
@@ -99,6 +103,8 @@ struct Context {
     watched: Watched,
     /// The token `/ids` asks for, if auth is on.
     token: Option<Box<[u8]>>,
+    /// Why nothing is served before the server has its clocks.
+    starting: String,
 }
 
 /// The HTTP thread; stopped, and what it watched let go, when dropped.
@@ -150,6 +156,13 @@ impl Monitor {
         let context = Arc::new(Context {
             watched: Arc::clone(&watched),
             token: config.auth_token().map(Box::from),
+            starting: match &config.lease {
+                Some(lease) => format!(
+                    "starting: leasing the 64-bit node id from {}",
+                    lease.store.name()
+                ),
+                None => "starting: the clocks are not ready".into(),
+            },
         });
         let (stop, stopped) = oneshot::channel();
         let thread = std::thread::Builder::new()
@@ -206,9 +219,9 @@ async fn serve_all(
     tasks.shutdown().await;
 }
 
-/// A connection open: whether it has sent a request, and its task.
+/// A connection open: what it is doing, and its task.
 struct Slot {
-    asked: Arc<AtomicBool>,
+    activity: Arc<Activity>,
     task: AbortHandle,
 }
 
@@ -233,8 +246,9 @@ async fn serve(listener: std::net::TcpListener, site: Site, context: Arc<Context
             Some(_) = tasks.join_next() => {}
             r = listener.accept() => match r {
                 Ok((stream, _)) => {
+                    let activity = Arc::new(Activity::new());
                     let counted = (site.role == Role::Api)
-                        .then(|| context.watched.get().map(|s| Counted::new(Arc::clone(s))))
+                        .then(|| context.watched.get().map(|s| Counted::new(Arc::clone(s), Arc::clone(&activity))))
                         .flatten();
                     if !make_room(&mut open, site.max_conns) {
                         if let Some(c) = counted {
@@ -242,10 +256,9 @@ async fn serve(listener: std::net::TcpListener, site: Site, context: Arc<Context
                         }
                         continue;
                     }
-                    let asked = Arc::new(AtomicBool::new(false));
-                    let conn = connection(stream, site, Arc::clone(&context), Arc::clone(&asked), counted);
+                    let conn = connection(stream, site, Arc::clone(&context), Arc::clone(&activity), counted);
                     let task = tasks.spawn(conn);
-                    open.push_back(Slot { asked, task });
+                    open.push_back(Slot { activity, task });
                     // Lets the new connection read a head already there
                     // before more connections come.
                     tokio::task::yield_now().await;
@@ -263,17 +276,24 @@ async fn serve(listener: std::net::TcpListener, site: Site, context: Arc<Context
     }
 }
 
-/// Leaves room for one more connection under `cap`: closes the oldest that
-/// has sent no request; `false` if every one has (the new one is refused).
+/// Leaves room for one more connection under `cap`: closes the one idle
+/// longest, whether or not it made requests; `false` if every one is
+/// making ids (the new one is refused).
 fn make_room(open: &mut VecDeque<Slot>, cap: usize) -> bool {
     open.retain(|s| !s.task.is_finished());
     if open.len() < cap {
         return true;
     }
-    let Some(at) = open.iter().position(|s| !s.asked.load(Acquire)) else {
+    let idle_longest = open
+        .iter()
+        .enumerate()
+        .filter_map(|(at, s)| s.activity.idle_since().map(|since| (since, at)))
+        .min();
+    let Some((_, at)) = idle_longest else {
         return false;
     };
     if let Some(slot) = open.remove(at) {
+        slot.activity.evicted.store(true, Relaxed);
         slot.task.abort();
     }
     true
@@ -283,17 +303,20 @@ fn make_room(open: &mut VecDeque<Slot>, cap: usize) -> bool {
 /// until it ends, however it ends.
 struct Counted {
     shared: Arc<Shared>,
+    activity: Arc<Activity>,
     closed: Closed,
 }
 
 impl Counted {
-    fn new(shared: Arc<Shared>) -> Counted {
+    fn new(shared: Arc<Shared>, activity: Arc<Activity>) -> Counted {
         let k = Kind::Http as usize;
         shared.counts.accepted[k].fetch_add(1, Relaxed);
         shared.counts.open[k].fetch_add(1, Relaxed);
         Counted {
             shared,
-            // Aborted to make room or at shutdown, unless it says otherwise.
+            activity,
+            // Aborted at shutdown (or to make room, which it marks),
+            // unless it says otherwise.
             closed: Closed::Shutdown,
         }
     }
@@ -307,22 +330,72 @@ impl Drop for Counted {
     fn drop(&mut self) {
         let c = &self.shared.counts;
         c.open[Kind::Http as usize].fetch_sub(1, Relaxed);
-        c.close(self.closed);
+        c.close(match self.activity.evicted.load(Relaxed) {
+            true => Closed::Evicted,
+            false => self.closed,
+        });
     }
 }
 
-/// When a connection last started or ended a request, and how many it
-/// has in flight: what its idle timeout is measured from.
+/// When a connection last started or ended a request, how many it has in
+/// flight, and since when its answers wait for the client to read them:
+/// what its timeouts and its place at the cap are measured from.
 struct Activity {
     since: Instant,
     /// Milliseconds after `since`.
     last: AtomicU64,
     busy: AtomicU32,
+    /// Milliseconds after `since`, plus one, from which the socket has
+    /// taken nothing of an answer; 0 while it takes what is written.
+    blocked: AtomicU64,
+    /// Closed to make room for a new connection.
+    evicted: AtomicBool,
 }
 
 impl Activity {
+    fn new() -> Activity {
+        Activity {
+            since: Instant::now(),
+            last: AtomicU64::new(0),
+            busy: AtomicU32::new(0),
+            blocked: AtomicU64::new(0),
+            evicted: AtomicBool::new(false),
+        }
+    }
+
     fn now(&self) -> u64 {
         u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn at(&self, ms: u64) -> Instant {
+        self.since + Duration::from_millis(ms)
+    }
+
+    /// Since when the connection is idle: no request in flight (its
+    /// accept, if it made none); `None` while it makes ids.
+    fn idle_since(&self) -> Option<Instant> {
+        (self.busy.load(Relaxed) == 0).then(|| self.at(self.last.load(Relaxed)))
+    }
+
+    /// Since when the client has taken nothing written to it, if it has
+    /// not.
+    fn blocked_since(&self) -> Option<Instant> {
+        match self.blocked.load(Relaxed) {
+            0 => None,
+            ms => Some(self.at(ms - 1)),
+        }
+    }
+
+    /// Notes how a write to the socket went.
+    fn wrote(&self, r: &Poll<io::Result<usize>>) {
+        match r {
+            Poll::Pending => {
+                let now = self.now().saturating_add(1);
+                let _ = self.blocked.compare_exchange(0, now, Relaxed, Relaxed);
+            }
+            Poll::Ready(Ok(n)) if *n > 0 => self.blocked.store(0, Relaxed),
+            Poll::Ready(_) => {}
+        }
     }
 
     fn begin(&self) {
@@ -334,41 +407,76 @@ impl Activity {
         self.last.store(self.now(), Relaxed);
         self.busy.fetch_sub(1, Relaxed);
     }
+}
 
-    /// When the connection is idle past `idle`, if it has no request in
-    /// flight.
-    fn idle_at(&self, idle: Duration) -> Option<Instant> {
-        (self.busy.load(Relaxed) == 0)
-            .then(|| self.since + Duration::from_millis(self.last.load(Relaxed)) + idle)
+/// A connection's socket that tells its [`Activity`] when the client stops
+/// taking what is written.
+struct Tracked<S> {
+    stream: S,
+    activity: Arc<Activity>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Tracked<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.activity.wrote(&r);
+        r
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.activity.wrote(&r);
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }
 
 /// Serves one connection until the client closes it, it idles past the
-/// site's timeout, or it is aborted.
+/// site's timeout, it leaves an answer untaken past [`ANSWER_TIMEOUT`], or
+/// it is aborted.
 async fn connection(
     stream: TcpStream,
     site: Site,
     context: Arc<Context>,
-    asked: Arc<AtomicBool>,
+    activity: Arc<Activity>,
     counted: Option<Counted>,
 ) {
     // Answers are whole: send each at once.
     let _ = stream.set_nodelay(true);
-    let activity = Arc::new(Activity {
-        since: Instant::now(),
-        last: AtomicU64::new(0),
-        busy: AtomicU32::new(0),
-    });
     let service = {
         let activity = Arc::clone(&activity);
         service_fn(move |request: Request<Incoming>| {
-            let (context, activity, asked) = (
-                Arc::clone(&context),
-                Arc::clone(&activity),
-                Arc::clone(&asked),
-            );
+            let (context, activity) = (Arc::clone(&context), Arc::clone(&activity));
             async move {
-                asked.store(true, Release);
                 activity.begin();
                 let answer = answer(&request, site.role, &context).await;
                 activity.end();
@@ -384,15 +492,31 @@ async fn connection(
         // As the headers have always been written, for clients that look.
         .title_case_headers(true)
         .keep_alive(site.role == Role::Api);
-    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let tracked = Tracked {
+        stream,
+        activity: Arc::clone(&activity),
+    };
+    let conn = builder.serve_connection(TokioIo::new(tracked), service);
     tokio::pin!(conn);
     let end = loop {
-        let due = site.idle.and_then(|idle| activity.idle_at(idle));
-        let wake = due.unwrap_or_else(|| Instant::now() + HEAD_TIMEOUT);
+        let due = site
+            .idle
+            .and_then(|idle| Some(activity.idle_since()? + idle));
+        let unread = activity.blocked_since().map(|t| t + ANSWER_TIMEOUT);
+        // Looked at again at least every HEAD_TIMEOUT: an answer may stop
+        // being taken meanwhile.
+        let wake = [due, unread]
+            .into_iter()
+            .flatten()
+            .fold(Instant::now() + HEAD_TIMEOUT, Instant::min);
         tokio::select! {
             r = conn.as_mut() => break if r.is_ok() { Closed::Client } else { Closed::Io },
             () = tokio::time::sleep_until(wake) => {
-                if due.is_some_and(|d| d <= Instant::now()) {
+                let now = Instant::now();
+                if activity.blocked_since().is_some_and(|t| t + ANSWER_TIMEOUT <= now) {
+                    break Closed::Unread;
+                }
+                if due.is_some_and(|d| d <= now) {
                     // Closes once the answer in progress, if any, is taken.
                     conn.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(ANSWER_TIMEOUT, conn.as_mut()).await;
@@ -421,7 +545,7 @@ async fn answer(
     }
     match (request.uri().path(), role) {
         ("/ids", Role::Api) => match authorized(request, context) {
-            true => ids(request, shared).await,
+            true => ids(request, shared, &context.starting).await,
             false => {
                 let mut r = json_error(
                     StatusCode::UNAUTHORIZED,
@@ -442,7 +566,7 @@ async fn answer(
             no_store(r)
         }
         ("/healthz", _) => text(StatusCode::OK, "ok\n"),
-        ("/readyz", _) => match ready(shared.map(|s| &**s)) {
+        ("/readyz", _) => match ready(shared.map(|s| &**s), &context.starting) {
             Ok(()) => text(StatusCode::OK, "ok\n"),
             Err(why) => text(StatusCode::SERVICE_UNAVAILABLE, &format!("{why}\n")),
         },
@@ -547,8 +671,13 @@ impl Query {
     }
 }
 
-/// `GET /ids`: the ids, or why none.
-async fn ids(request: &Request<Incoming>, shared: Option<&Arc<Shared>>) -> Response<Full<Bytes>> {
+/// `GET /ids`: the ids, or why none. `HEAD /ids` answers as `GET` would,
+/// without making the ids.
+async fn ids(
+    request: &Request<Incoming>,
+    shared: Option<&Arc<Shared>>,
+    starting: &str,
+) -> Response<Full<Bytes>> {
     let query = match Query::parse(request.uri().query().unwrap_or("")) {
         Ok(q) => q,
         Err(e) => return json_error(StatusCode::BAD_REQUEST, e.why, Some(&e.parameter)),
@@ -556,15 +685,21 @@ async fn ids(request: &Request<Incoming>, shared: Option<&Arc<Shared>>) -> Respo
     let lines = wants_text(request);
     let unavailable = |why: &str| {
         let mut r = json_error(StatusCode::SERVICE_UNAVAILABLE, why, None);
+        let wait = shared.map_or(Duration::ZERO, |s| s.unavailable_for());
+        // Whole seconds, rounded up: a client retrying then finds ids.
+        let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         r.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
         r
     };
     let Some(shared) = shared else {
-        return unavailable("starting: the clocks are not ready");
+        return unavailable(starting);
     };
-    if let Err(why) = ready(Some(shared)) {
+    if let Err(why) = ready(Some(shared), starting) {
         return unavailable(&why);
+    }
+    if request.method() == Method::HEAD {
+        return no_store(content_type(Response::default(), lines));
     }
     // Counted in flight, so that shutdown saves the state only after it.
     let Some(_turn) = shared.turn() else {
@@ -578,14 +713,19 @@ async fn ids(request: &Request<Incoming>, shared: Option<&Arc<Shared>>) -> Respo
     let k = Kind::Http as usize;
     shared.counts.ids[k].fetch_add(query.n as u64, Relaxed);
     shared.counts.requests[k].fetch_add(1, Relaxed);
-    let mut r = Response::new(Full::new(Bytes::from(out)));
+    let r = Response::new(Full::new(Bytes::from(out)));
+    no_store(content_type(r, lines))
+}
+
+/// `r` with the content type of a list of ids as JSON or as lines.
+fn content_type(mut r: Response<Full<Bytes>>, lines: bool) -> Response<Full<Bytes>> {
     let kind = match lines {
         true => "text/plain; charset=utf-8",
         false => "application/json",
     };
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    no_store(r)
+    r
 }
 
 /// Whether the client asks for one id per line (`Accept: text/plain`)
@@ -621,11 +761,17 @@ async fn make(
     match query.kind {
         IdKind::Flake => {
             let flake = shared.flake();
-            // The layout's cap: wait for the units the ids need.
+            // The layout's cap, or a horizon being stored: wait, but never
+            // past the max lead, the longest a client is ever held.
+            let mut waited = Duration::ZERO;
             loop {
                 let pace = flake.pace(n);
                 if pace.is_zero() {
                     break;
+                }
+                waited += pace;
+                if waited > flake.max_lead() {
+                    return Err("the node id's horizon is not stored in time");
                 }
                 tokio::time::sleep(pace).await;
             }
@@ -771,9 +917,9 @@ fn no_store(mut r: Response<Full<Bytes>>) -> Response<Full<Bytes>> {
 /// Whether ids are handed out now, and if not, why: the server is
 /// serving, the node id's lease (with `--etcd` or `--redis`) is confirmed, and the last
 /// write of the state file (with `--state`) succeeded.
-pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
+pub(crate) fn ready(shared: Option<&Shared>, starting: &str) -> Result<(), String> {
     let Some(shared) = shared else {
-        return Err("starting: the clocks are not ready".into());
+        return Err(starting.into());
     };
     match shared.phase() {
         Phase::Starting => return Err(shared.starting()),
@@ -788,6 +934,11 @@ pub(crate) fn ready(shared: Option<&Shared>) -> Result<(), String> {
             Err(kguid_lease::Error::Expired) => {
                 return Err(format!(
                     "the lease of node {node} is not confirmed by its store: 64-bit ids refused"
+                ));
+            }
+            Err(kguid_lease::Error::Unfenced { left }) => {
+                return Err(format!(
+                    "node {node} had no horizon in its store: 64-bit ids wait {left:?} more for any holder the store forgot to stop"
                 ));
             }
             Err(e) => {
@@ -870,29 +1021,54 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn room_is_made_from_the_oldest_connection_without_a_request() {
+    async fn room_is_made_from_the_connection_idle_longest() {
         let mut tasks = JoinSet::new();
         let mut open = VecDeque::new();
         let cap = 8;
+        // Oldest first, each idle since its request (or accept) ended.
         for i in 0..cap {
-            let asked = Arc::new(AtomicBool::new(i % 2 == 0));
+            let activity = Arc::new(Activity::new());
+            activity.last.store(1_000 - i as u64, Relaxed);
+            if i == 0 {
+                activity.begin(); // making ids: never closed to make room
+            }
             let task = tasks.spawn(std::future::pending::<()>());
-            open.push_back(Slot { asked, task });
+            open.push_back(Slot { activity, task });
         }
-        let first_idle = open[1].task.clone();
+        // The newest connection has been idle longest (it made no request
+        // after its accept, say, or asked once and never read the answer).
+        let idle_longest = open[cap - 1].task.clone();
+        let evicted = Arc::clone(&open[cap - 1].activity);
         assert!(make_room(&mut open, cap));
         assert_eq!(open.len(), cap - 1);
         tokio::task::yield_now().await;
-        assert!(first_idle.is_finished());
-        // With every connection past its first request, the new one is refused.
+        assert!(idle_longest.is_finished());
+        assert!(evicted.evicted.load(Relaxed));
+        assert!(!open[0].task.is_finished());
+        // With every connection making ids, the new one is refused.
         for slot in &open {
-            slot.asked.store(true, Release);
+            slot.activity.begin();
         }
         open.push_back(Slot {
-            asked: Arc::new(AtomicBool::new(true)),
+            activity: Arc::new(Activity::new()),
             task: tasks.spawn(std::future::pending::<()>()),
         });
+        open.back().unwrap().activity.begin();
         assert!(!make_room(&mut open, cap));
         assert_eq!(open.len(), cap);
+    }
+
+    #[test]
+    fn a_write_the_socket_does_not_take_marks_the_connection_blocked() {
+        let activity = Activity::new();
+        assert_eq!(activity.blocked_since(), None);
+        activity.wrote(&Poll::Pending);
+        let since = activity.blocked_since().expect("blocked");
+        activity.wrote(&Poll::Pending);
+        assert_eq!(activity.blocked_since(), Some(since), "from the first");
+        activity.wrote(&Poll::Ready(Ok(0)));
+        assert_eq!(activity.blocked_since(), Some(since));
+        activity.wrote(&Poll::Ready(Ok(10)));
+        assert_eq!(activity.blocked_since(), None);
     }
 }

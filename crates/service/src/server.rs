@@ -126,12 +126,17 @@ async fn serve(
     let not_before = start_after(&config, checked.not_before, time.now());
     let horizon = open_horizon(&config, &*time, not_before)?;
     let (flake, global, v3) = clocks(&config, &time, horizon.as_ref(), not_before)?;
-    // With --etcd, the 64-bit node id is leased here, kept while serving
-    // and released at the end.
+    // With --etcd or --redis, the 64-bit node id is leased here, kept
+    // while serving and released at the end; meanwhile clients are
+    // turned away at once.
     #[cfg(feature = "lease")]
-    let (flake, lease) = crate::lease::clock(config.lease.as_ref(), config.layout, flake).await?;
+    let leasing = crate::lease::clock(config.lease.as_ref(), config.layout, flake);
+    #[cfg(feature = "lease")]
+    let (leased, turned_away) = refusing(&binary, leasing).await;
+    #[cfg(feature = "lease")]
+    let (flake, lease) = leased?;
     #[cfg(not(feature = "lease"))]
-    let flake = crate::clock::FlakeClock::Plain(flake.build()?);
+    let (flake, turned_away) = (crate::clock::FlakeClock::Plain(flake.build()?), [0; 3]);
     // The state file keeps the bounds it was told of, not the margin: a
     // run that issues nothing leaves no file, and the next start without
     // one takes the margin again.
@@ -143,6 +148,8 @@ async fn serve(
         time,
         checked.not_before,
     ));
+
+    shared.counts.turned_away(turned_away);
 
     // Polled once before the start line, so that the signal handlers it
     // installs are in place before anyone who reads that line can signal.
@@ -195,6 +202,30 @@ fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
         return checked;
     }
     Some(now.saturating_add(guid::nanos(config.max_lead)))
+}
+
+/// Runs `work` while closing every connection to the binary listeners as
+/// it arrives, so that clients go to another server at once rather than
+/// wait in the listen queue; returns its result and the connections
+/// closed, by [`Kind`].
+async fn refusing<T>(
+    listeners: &[Option<TcpListener>; 3],
+    work: impl Future<Output = T>,
+) -> (T, [u64; 3]) {
+    let mut work = std::pin::pin!(work);
+    let mut turned_away = [0; 3];
+    loop {
+        tokio::select! {
+            biased;
+            done = &mut work => return (done, turned_away),
+            r = accept_any(listeners) => {
+                if let Ok((stream, kind)) = r {
+                    turned_away[kind as usize] += 1;
+                    drop(stream);
+                }
+            }
+        }
+    }
 }
 
 /// The binary id listeners on the runtime, by [`Kind`]; at least one id
@@ -382,18 +413,17 @@ impl Server {
         let end = tokio::time::Instant::now() + left;
         let hold = shared.flake().max_lead();
         let refuse_until = end.checked_sub(hold).unwrap_or(end);
-        while tokio::time::Instant::now() < refuse_until {
-            let turned_away = tokio::select! {
+        let refused = async {
+            tokio::select! {
                 biased;
-                () = &mut *shutdown => return false,
-                () = tokio::time::sleep_until(refuse_until) => break,
-                r = accept_any(&self.listeners) => r,
-            };
-            if let Ok((stream, kind)) = turned_away {
-                shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
-                shared.counts.close(Closed::Starting);
-                drop(stream);
+                () = &mut *shutdown => true,
+                () = tokio::time::sleep_until(refuse_until) => false,
             }
+        };
+        let (stopped, turned_away) = refusing(&self.listeners, refused).await;
+        shared.counts.turned_away(turned_away);
+        if stopped {
+            return false;
         }
         tokio::select! {
             biased;

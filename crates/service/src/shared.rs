@@ -126,13 +126,19 @@ pub(crate) enum Closed {
     /// The leased node id was not confirmed.
     Lease,
     Shutdown,
-    /// Accepted while the server waits out the ids of its previous run:
-    /// told to go elsewhere at once rather than kept waiting.
+    /// Accepted while the server could not serve yet (leasing its node
+    /// id, waiting out the ids of its previous run): told to go elsewhere
+    /// at once rather than kept waiting.
     Starting,
+    /// Closed to make room for a new connection at the cap: the one idle
+    /// longest.
+    Evicted,
+    /// A reply the client did not take within the answer timeout.
+    Unread,
 }
 
 impl Closed {
-    pub(crate) const ALL: [Closed; 9] = [
+    pub(crate) const ALL: [Closed; 11] = [
         Closed::Client,
         Closed::Io,
         Closed::Cap,
@@ -142,6 +148,8 @@ impl Closed {
         Closed::Lease,
         Closed::Shutdown,
         Closed::Starting,
+        Closed::Evicted,
+        Closed::Unread,
     ];
 
     /// Its name in metrics.
@@ -156,6 +164,8 @@ impl Closed {
             Closed::Lease => "lease",
             Closed::Shutdown => "shutdown",
             Closed::Starting => "starting",
+            Closed::Evicted => "evicted",
+            Closed::Unread => "unread",
         }
     }
 }
@@ -212,6 +222,15 @@ pub(crate) struct Counts {
 impl Counts {
     pub(crate) fn close(&self, why: Closed) {
         self.closed[why as usize].fetch_add(1, Relaxed);
+    }
+
+    /// Counts connections to the binary listeners, by [`Kind`], closed at
+    /// once while the server could not serve yet.
+    pub(crate) fn turned_away(&self, by_kind: [u64; 3]) {
+        for (accepted, n) in self.accepted.iter().zip(by_kind) {
+            accepted.fetch_add(n, Relaxed);
+            self.closed[Closed::Starting as usize].fetch_add(n, Relaxed);
+        }
     }
 
     pub(crate) fn closed(&self, why: Closed) -> u64 {
@@ -398,6 +417,24 @@ impl Shared {
                 )
             }
         }
+    }
+
+    /// How long until ids are handed out, as far as the server knows:
+    /// the start's wait, or a new lease's quiet; zero when it cannot tell.
+    pub(crate) fn unavailable_for(&self) -> Duration {
+        let starting = match (self.phase(), self.waiting_until.load(Relaxed)) {
+            (Phase::Starting, until) if until > 0 => {
+                Duration::from_nanos(until.saturating_sub(self.time.now()))
+            }
+            _ => Duration::ZERO,
+        };
+        #[cfg(feature = "lease")]
+        if let Some(Err(kguid_lease::Error::Unfenced { left })) =
+            self.flake().lease().map(|l| l.check())
+        {
+            return starting.max(left);
+        }
+        starting
     }
 
     /// How far the last id of `source` is ahead of the time source now.

@@ -132,6 +132,15 @@ fn limits(config: &Config, http: bool) -> Result<(), Error> {
     if config.max_conns == 0 {
         return fail("--max-conns 0 would serve no connection".into());
     }
+    if http && config.http_max_conns == 0 {
+        return fail("--http-max-conns 0 would serve no HTTP connection".into());
+    }
+    #[cfg(feature = "lease")]
+    if let Some(lease) = &config.lease
+        && let Err(e) = kguid_lease::Options::default().check(lease.ttl)
+    {
+        return fail(format!("--lease-ttl {:?}: {e}", lease.ttl));
+    }
     if config.max_unauthed == 0 {
         return fail("--max-unauthed 0 leaves no room for a client to authenticate".into());
     }
@@ -384,5 +393,11 @@ mod tests {
             set(&mut c);
             assert!(refused(&c).contains(flag), "{flag}");
         }
+        let mut c = config();
+        c.http_max_conns = 0;
+        assert!(check(&c, false).is_ok(), "no HTTP listener, no HTTP cap");
+        assert!(
+            matches!(check(&c, true), Err(Error::Config(why)) if why.contains("--http-max-conns"))
+        );
     }
 }

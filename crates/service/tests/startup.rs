@@ -8,11 +8,16 @@ mod common;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use common::{run_held, temp_dir};
+use common::{run_held_with, temp_dir};
 
 /// Runs the binary with `args`, expects the refusal, returns its line.
 fn refused(args: &[&str]) -> String {
-    let (code, err) = run_held(args);
+    refused_with(args, &[])
+}
+
+/// [`refused`] with `env` set.
+fn refused_with(args: &[&str], env: &[(&str, &str)]) -> String {
+    let (code, err) = run_held_with(args, env);
     assert_eq!(code, Some(2), "{args:?}: {err}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: one line, not {err:?}");
@@ -160,6 +165,38 @@ fn limits_that_serve_nobody_are_refused() {
     }
     let line = refused(&["-d", "32"]);
     assert!(line.starts_with("error: -d 32 "), "{line}");
+    // Held by this test: a server that got as far as listening fails
+    // there instead.
+    let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let http = http.local_addr().unwrap().to_string();
+    let line = refused(&["--http", &http, "--http-max-conns", "0"]);
+    assert!(line.starts_with("error: --http-max-conns 0 "), "{line}");
+    // Refused before the store is asked (nothing listens on port 1).
+    for store in ["--redis=redis://127.0.0.1:1", "--etcd=http://127.0.0.1:1"] {
+        for ttl in ["0", "3ns"] {
+            let line = refused(&[store, "--lease-ttl", ttl]);
+            assert!(line.starts_with("error: --lease-ttl "), "{line}");
+        }
+    }
+}
+
+/// A token that is empty would turn auth off: refused, whether from a
+/// file (empty, or a lone newline) or from NOEQ_TOKEN.
+#[test]
+fn an_empty_token_is_refused_rather_than_auth_turned_off() {
+    let dir = temp_dir("startup-token");
+    for (name, body) in [("empty", ""), ("newline", "\n"), ("crlf", "\r\n")] {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        let path = path.to_str().unwrap();
+        let line = refused(&["--token-file", path]);
+        assert!(
+            line.starts_with(&format!("error: --token-file {path} ")),
+            "{line}"
+        );
+    }
+    let line = refused_with(&[], &[("NOEQ_TOKEN", "")]);
+    assert!(line.starts_with("error: NOEQ_TOKEN "), "{line}");
 }
 
 /// A state file that is not one canonical decimal, or out of range, is

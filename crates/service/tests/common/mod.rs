@@ -447,6 +447,11 @@ pub fn exit_and_stderr(child: &mut Child) -> (Option<std::process::ExitStatus>, 
 /// holds, so that it can open no listener; returns its exit code and
 /// stderr. A binary that does not exit within 10 s is killed (code `None`).
 pub fn run_held(args: &[&str]) -> (Option<i32>, String) {
+    run_held_with(args, &[])
+}
+
+/// [`run_held`] with `env` set for the binary.
+pub fn run_held_with(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     let flake = TcpListener::bind("127.0.0.1:0").unwrap();
     let global = TcpListener::bind("127.0.0.1:0").unwrap();
     let (f, g) = (
@@ -456,6 +461,7 @@ pub fn run_held(args: &[&str]) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
         .args(["-l", &f, "--listen-g", &g])
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
