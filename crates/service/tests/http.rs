@@ -307,6 +307,85 @@ fn the_cap_closes_idle_connections_first() {
     server.stop();
 }
 
+/// At the cap, clients are served while half the connections are a pool
+/// of keep-alive clients that made a request each and sit idle, and the
+/// other half pipeline large requests and never read: the connection idle
+/// longest makes room for each new one, whether or not it made requests,
+/// and a connection that takes nothing of its answers for 10 s is closed.
+#[test]
+fn clients_are_served_while_the_cap_idles_or_never_reads() {
+    let cap = 20;
+    let mut config = Config::default();
+    config.http_max_conns = cap;
+    let server = api(config);
+    let addr = server.http.unwrap();
+    // 100 requests fit the head buffer; their answers, 19 MB, do not fit
+    // the sockets' buffers.
+    let pipelined = "GET /ids?kind=g&n=10000 HTTP/1.1\r\nHost: x\r\n\r\n".repeat(100);
+    let mut never_read = Vec::new();
+    for _ in 0..cap / 2 {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(pipelined.as_bytes()).unwrap();
+        never_read.push(s);
+    }
+    let mut pool = Vec::new();
+    for _ in 0..cap / 2 {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET /ids?kind=g HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).unwrap();
+        assert_eq!(&head, b"HTTP/1.1 200", "a pooled client's request");
+        pool.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // New clients, each on a connection of its own, at the cap.
+    for i in 0..cap {
+        let answer = http(addr, "GET /ids?kind=g", &[]);
+        assert_eq!(answer.status, 200, "new client {i}: {answer:?}");
+    }
+    // The clients that never read are closed once their answers have
+    // waited the answer timeout (10 s, looked at every second), counted
+    // as such; one was evicted first if it was idle longest.
+    let gone = |m: &std::collections::BTreeMap<String, f64>| {
+        m["guid_connections_closed_total{reason=\"unread\"}"]
+            + m["guid_connections_closed_total{reason=\"evicted\"}"]
+    };
+    common::eventually(Duration::from_secs(40), "every unread closed", || {
+        let m = scrape(addr);
+        (gone(&m) >= (cap / 2) as f64).then_some(())
+    });
+    let m = scrape(addr);
+    assert!(
+        m["guid_connections_closed_total{reason=\"unread\"}"] >= 1.0,
+        "{m:#?}"
+    );
+    assert_eq!(
+        m["guid_connections_closed_total{reason=\"cap\"}"], 0.0,
+        "{m:#?}"
+    );
+    drop((never_read, pool));
+    server.stop();
+}
+
+/// `HEAD /ids` answers as `GET` would, and makes no id.
+#[test]
+fn head_makes_no_ids() {
+    let server = api(Config::default());
+    let addr = server.http.unwrap();
+    let answer = http(addr, "HEAD /ids?kind=g&n=10000", &[]);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.header("Content-Type").as_deref(),
+        Some("application/json")
+    );
+    assert_eq!(http(addr, "HEAD /ids?n=0", &[]).status, 400);
+    let m = scrape(addr);
+    assert_eq!(m["guid_ids_issued_total{listener=\"http\"}"], 0.0, "{m:#?}");
+    server.stop();
+}
+
 /// curl and Python's standard library, as a team in another language
 /// would fetch ids.
 #[test]

@@ -22,25 +22,16 @@ fn lease_args<'a>(url: &'a str, prefix: &'a str) -> [&'a str; 6] {
     ["--redis", url, "--prefix", prefix, "--lease-ttl", "2s"]
 }
 
-/// Waits until `redis` has been up for the store's grace (two TTLs, in
-/// whole seconds of its uptime): before that it grants no claim, and a
-/// server would spend its start waiting, close to the 10 s in which a
-/// `ChildServer` must say where it listens.
-fn settle(redis: &Redis) {
-    let mut con = redis.connection();
-    let grace = 2 * TTL.as_secs() + 1;
-    eventually(Duration::from_secs(30), "Redis up for the grace", || {
-        let info: String = redis::cmd("INFO")
-            .arg("server")
-            .query(&mut con)
-            .expect("INFO server");
-        let up: u64 = info
-            .lines()
-            .find_map(|l| l.strip_prefix("uptime_in_seconds:"))
-            .and_then(|s| s.trim().parse().ok())
-            .expect("an uptime");
-        (up >= grace).then_some(())
-    });
+/// Ids from a server that may be waiting out its node id's quiet (a node
+/// id with no horizon in Redis waits two TTLs): it turns clients away
+/// meanwhile, so ask until it answers.
+fn fetch_when_serving(addr: std::net::SocketAddr) -> Vec<u64> {
+    eventually(
+        TTL * 2 + Duration::from_secs(10),
+        "ids after the quiet",
+        || try_ask(addr, 1),
+    );
+    fetch(addr)
 }
 
 /// The one node id that all of `ids` carry.
@@ -126,12 +117,11 @@ fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
     let Some(redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let url = redis.url();
     let args = lease_args(&url, "test/serve");
     let mut a = ChildServer::binary(&args, |_| {});
     let b = ChildServer::binary(&args, |_| {});
-    let (ids_a, ids_b) = (fetch(a.addr), fetch(b.addr));
+    let (ids_a, ids_b) = (fetch_when_serving(a.addr), fetch_when_serving(b.addr));
     let (node_a, node_b) = (node_of(&ids_a), node_of(&ids_b));
     assert_eq!((node_a, node_b), (0, 1), "the lowest free node ids");
     let mut all: Vec<u64> = ids_a.iter().chain(&ids_b).copied().collect();
@@ -148,7 +138,7 @@ fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
     );
 
     let c = ChildServer::binary(&args, |_| {});
-    let ids_c = fetch(c.addr);
+    let ids_c = fetch_when_serving(c.addr);
     assert_eq!(node_of(&ids_c), node_a, "the released node id comes back");
     let last_a = ids_a.iter().max().copied().expect("ids");
     let first_c = ids_c.iter().min().copied().expect("ids");
@@ -180,12 +170,11 @@ fn a_killed_holders_successor_starts_after_its_horizon() {
     let Some(redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let url = redis.url();
     let prefix = "test/killed";
     let args = lease_args(&url, prefix);
     let mut a = ChildServer::binary(&args, |_| {});
-    let ids_a = fetch(a.addr);
+    let ids_a = fetch_when_serving(a.addr);
     let node = node_of(&ids_a);
 
     // Every other node id taken, so that the successor must wait for this one.
@@ -237,14 +226,13 @@ fn a_redis_restart_stops_ids_until_a_node_id_is_leased_again() {
     let Some(mut redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let url = redis.url();
     let mut args = lease_args(&url, "test/restart").to_vec();
     args.extend(["--metrics", "127.0.0.1:0"]);
     let mut server = ChildServer::binary(&args, |_| {});
     let metrics = server.metrics_addr();
     let ready = || http_get(metrics, "/readyz");
-    let mut before = fetch(server.addr);
+    let mut before = fetch_when_serving(server.addr);
     let node = node_of(&before);
     assert_eq!(ready(), (200, "ok\n".into()));
 
@@ -357,12 +345,11 @@ fn a_paused_holder_issues_nothing_on_the_node_id_it_lost() {
     let Some(redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let url = redis.url();
     let prefix = "test/paused";
     let args = lease_args(&url, prefix);
     let a = ChildServer::binary(&args, |_| {});
-    let ids_a = fetch(a.addr);
+    let ids_a = fetch_when_serving(a.addr);
     let node = node_of(&ids_a);
     let others = all_but(node);
     rival_claims(&redis, prefix, others.clone());
@@ -429,7 +416,6 @@ fn readiness_follows_the_lease() {
     let Some(redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let prefix = "test/ready";
     let mut config = Config::default();
     config.lease = Some(LeaseConfig {
@@ -439,7 +425,7 @@ fn readiness_follows_the_lease() {
     });
     let server = Server::start_full(config, false, true);
     let metrics = server.metrics.expect("a metrics listener");
-    let node = node_of(&fetch(server.addr));
+    let node = node_of(&fetch_when_serving(server.addr));
     let limit = Duration::from_secs(10);
     let ready = || http_get(metrics, "/readyz");
     eventually(limit, "ready", || {
@@ -511,7 +497,6 @@ fn soak_restarts_on_leased_nodes_under_load() {
     let Some(redis) = support::redis() else {
         return;
     };
-    settle(&redis);
     let url = redis.url();
     let stops = [
         Stop::Term,
