@@ -8,7 +8,7 @@ mod support;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, Server, eventually, fetch, http_get, nodes, scrape, try_ask};
+use common::{ChildServer, Server, eventually, fetch, http, http_get, nodes, scrape, try_ask};
 use guid::flake::Layout;
 use kguid_service::{Config, LeaseConfig, LeaseStore};
 use support::Redis;
@@ -514,5 +514,88 @@ fn soak_restarts_on_leased_nodes_under_load() {
         seen.ids.len(),
         nodes(&seen.ids),
         seen.lead
+    );
+}
+
+/// Holds one binary request to `addr` open: how long until ids or a close
+/// answered it, and whether ids did.
+fn held(addr: std::net::SocketAddr) -> Option<(Duration, bool)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let sent = Instant::now();
+    s.write_all(&[1]).ok()?;
+    let mut id = [0u8; 8];
+    let served = s.read_exact(&mut id).is_ok();
+    Some((sent.elapsed(), served))
+}
+
+/// A server whose node id has no horizon in Redis (a new fleet, or a
+/// Redis that lost its keys) waits out the quiet before its first id, and
+/// holds no request meanwhile: binary connections are closed at once (the
+/// promise is the max lead; the bound here leaves room for a loaded
+/// machine and is far below the 4 s quiet that a held request would
+/// wait), HTTP answers 503 with a Retry-After of the wait left, and
+/// `/readyz` says why.
+#[test]
+fn a_server_waiting_out_its_quiet_holds_no_request() {
+    let Some(redis) = support::redis() else {
+        return;
+    };
+    let free = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+    };
+    let (addr, api) = (free(), free());
+    let url = redis.url();
+    let api_s = api.to_string();
+    let mut args = lease_args(&url, "test/quiet").to_vec();
+    args.extend(["--http", &api_s]);
+    let started = Instant::now();
+    let _server = ChildServer::binary_at(addr, &args, |_| {});
+    let (mut refused, mut longest, mut unavailable) = (0, Duration::ZERO, 0);
+    let mut reasons = Vec::new();
+    let served = loop {
+        assert!(started.elapsed() < Duration::from_secs(30), "never served");
+        let Some((waited, served)) = held(addr) else {
+            continue;
+        };
+        if served {
+            break started.elapsed();
+        }
+        refused += 1;
+        longest = longest.max(waited);
+        let answer = http(api, "GET /ids?n=1", &[]);
+        if answer.status == 503 {
+            unavailable += 1;
+            let retry: u64 = answer
+                .header("Retry-After")
+                .and_then(|v| v.parse().ok())
+                .expect("a Retry-After in seconds");
+            assert!((1..=5).contains(&retry), "Retry-After {retry}");
+            let (status, why) = http_get(api, "/readyz");
+            if status == 503 {
+                reasons.push(why);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    println!(
+        "quiet: {refused} binary requests closed (longest {longest:?}), {unavailable} HTTP 503s, ids after {served:?}; {:?}",
+        reasons.last()
+    );
+    assert!(served >= TTL * 2, "ids before the quiet: {served:?}");
+    assert!(refused > 10, "turned away while waiting: {refused}");
+    assert!(
+        longest < Duration::from_secs(1),
+        "a request held {longest:?}"
+    );
+    assert!(unavailable > 0);
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("no horizon") || r.contains("waiting")),
+        "{reasons:?}"
     );
 }
