@@ -238,6 +238,53 @@ pub fn read(path: &Path) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
+/// A history file that threads append lines to.
+pub struct Sink {
+    out: std::sync::Mutex<std::io::BufWriter<std::fs::File>>,
+    failed: std::sync::atomic::AtomicBool,
+}
+
+impl Sink {
+    /// Creates (or truncates) the file at `path`.
+    pub fn create(path: &Path) -> Result<Sink, String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Sink {
+            out: std::sync::Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)),
+            failed: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Appends `record`.
+    pub fn record(&self, record: &Record) {
+        let mut line = Vec::new();
+        write(&mut line, record).expect("to memory");
+        self.write_lines(&line);
+    }
+
+    /// Appends whole lines.
+    pub fn write_lines(&self, lines: &[u8]) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = out.write_all(lines) {
+            self.fail(&e);
+        }
+    }
+
+    /// Writes what is buffered; whether every write succeeded.
+    pub fn flush(&self) -> bool {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = out.flush() {
+            self.fail(&e);
+        }
+        !self.failed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn fail(&self, e: &std::io::Error) {
+        if !self.failed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("history: {e}");
+        }
+    }
+}
+
 /// Now, Unix ns.
 pub fn now_ns() -> u64 {
     std::time::SystemTime::now()

@@ -7,4 +7,13 @@
 //! See `docs/faults.md` at the repository's root.
 
 pub mod check;
+pub mod clients;
+pub mod ctl;
+pub mod fleet;
 pub mod history;
+pub mod net;
+pub mod procs;
+pub mod rng;
+pub mod run;
+pub mod schedule;
+pub mod summary;
