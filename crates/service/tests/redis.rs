@@ -8,7 +8,9 @@ mod support;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::{ChildServer, Server, eventually, fetch, http, http_get, nodes, scrape, try_ask};
+use common::{
+    ChildServer, Server, eventually, fetch, fetch_serving, http, http_get, nodes, scrape, try_ask,
+};
 use guid::flake::Layout;
 use kguid_service::{Config, LeaseConfig, LeaseStore};
 use support::Redis;
@@ -20,18 +22,6 @@ const TTL: Duration = Duration::from_secs(2);
 /// at `url`, with a 2 s TTL.
 fn lease_args<'a>(url: &'a str, prefix: &'a str) -> [&'a str; 6] {
     ["--redis", url, "--prefix", prefix, "--lease-ttl", "2s"]
-}
-
-/// Ids from a server that may be waiting out its node id's quiet (a node
-/// id with no horizon in Redis waits two TTLs): it turns clients away
-/// meanwhile, so ask until it answers.
-fn fetch_when_serving(addr: std::net::SocketAddr) -> Vec<u64> {
-    eventually(
-        TTL * 2 + Duration::from_secs(10),
-        "ids after the quiet",
-        || try_ask(addr, 1),
-    );
-    fetch(addr)
 }
 
 /// The one node id that all of `ids` carry.
@@ -121,7 +111,7 @@ fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
     let args = lease_args(&url, "test/serve");
     let mut a = ChildServer::binary(&args, |_| {});
     let b = ChildServer::binary(&args, |_| {});
-    let (ids_a, ids_b) = (fetch_when_serving(a.addr), fetch_when_serving(b.addr));
+    let (ids_a, ids_b) = (fetch_serving(a.addr), fetch_serving(b.addr));
     let (node_a, node_b) = (node_of(&ids_a), node_of(&ids_b));
     assert_eq!((node_a, node_b), (0, 1), "the lowest free node ids");
     let mut all: Vec<u64> = ids_a.iter().chain(&ids_b).copied().collect();
@@ -138,7 +128,7 @@ fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
     );
 
     let c = ChildServer::binary(&args, |_| {});
-    let ids_c = fetch_when_serving(c.addr);
+    let ids_c = fetch_serving(c.addr);
     assert_eq!(node_of(&ids_c), node_a, "the released node id comes back");
     let last_a = ids_a.iter().max().copied().expect("ids");
     let first_c = ids_c.iter().min().copied().expect("ids");
@@ -174,7 +164,7 @@ fn a_killed_holders_successor_starts_after_its_horizon() {
     let prefix = "test/killed";
     let args = lease_args(&url, prefix);
     let mut a = ChildServer::binary(&args, |_| {});
-    let ids_a = fetch_when_serving(a.addr);
+    let ids_a = fetch_serving(a.addr);
     let node = node_of(&ids_a);
 
     // Every other node id taken, so that the successor must wait for this one.
@@ -232,7 +222,7 @@ fn a_redis_restart_stops_ids_until_a_node_id_is_leased_again() {
     let mut server = ChildServer::binary(&args, |_| {});
     let metrics = server.metrics_addr();
     let ready = || http_get(metrics, "/readyz");
-    let mut before = fetch_when_serving(server.addr);
+    let mut before = fetch_serving(server.addr);
     let node = node_of(&before);
     assert_eq!(ready(), (200, "ok\n".into()));
 
@@ -349,7 +339,7 @@ fn a_paused_holder_issues_nothing_on_the_node_id_it_lost() {
     let prefix = "test/paused";
     let args = lease_args(&url, prefix);
     let a = ChildServer::binary(&args, |_| {});
-    let ids_a = fetch_when_serving(a.addr);
+    let ids_a = fetch_serving(a.addr);
     let node = node_of(&ids_a);
     let others = all_but(node);
     rival_claims(&redis, prefix, others.clone());
@@ -425,7 +415,7 @@ fn readiness_follows_the_lease() {
     });
     let server = Server::start_full(config, false, true);
     let metrics = server.metrics.expect("a metrics listener");
-    let node = node_of(&fetch_when_serving(server.addr));
+    let node = node_of(&fetch_serving(server.addr));
     let limit = Duration::from_secs(10);
     let ready = || http_get(metrics, "/readyz");
     eventually(limit, "ready", || {

@@ -663,6 +663,16 @@ pub fn eventually<T>(limit: Duration, what: &str, mut probe: impl FnMut() -> Opt
     }
 }
 
+/// [`fetch`] from a server that may not serve yet: one leasing its node
+/// id, or waiting out a new node id's quiet (two TTLs with Redis), turns
+/// clients away meanwhile, so ask until it answers.
+pub fn fetch_serving(addr: SocketAddr) -> Vec<u64> {
+    eventually(Duration::from_secs(30), "ids once serving", || {
+        try_ask(addr, 1)
+    });
+    fetch(addr)
+}
+
 /// Ids from 20 requests of 255 on one connection.
 pub fn fetch(addr: SocketAddr) -> Vec<u64> {
     let mut s = raw(addr);
