@@ -119,7 +119,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
 
-    /// Read the token from this file instead of NOEQ_TOKEN (one trailing newline is dropped).
+    /// Read the token from this file instead of NOEQ_TOKEN (one trailing
+    /// newline is dropped; an empty token is refused, as is an empty
+    /// NOEQ_TOKEN).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 

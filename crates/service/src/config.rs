@@ -26,7 +26,8 @@ pub struct Config {
     pub global_node: Option<u32>,
     /// The 96-bit listener serves v3's global ids rather than v2's.
     pub v3: bool,
-    /// The token clients must send first; `None` or empty: no auth.
+    /// The token clients must send first; `None` or empty: no auth
+    /// (`guid serve` refuses an empty `--token-file` or `NOEQ_TOKEN`).
     pub token: Option<Vec<u8>>,
     /// Connections served at once; more are accepted and closed at once.
     /// With a token, only connections that authenticated take a place
