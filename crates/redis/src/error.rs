@@ -30,6 +30,16 @@ pub enum Error {
         /// The largest shard id the layout holds.
         max: u64,
     },
+    /// A write was not acknowledged by as many replicas as
+    /// [`RedisStore::replicas`](crate::RedisStore::replicas) asks for within
+    /// the timeout: the lease does not count it as stored.
+    #[error("written, but acknowledged by {acked} of {wanted} replicas")]
+    Replicas {
+        /// Replicas that acknowledged it.
+        acked: u64,
+        /// Replicas asked for.
+        wanted: u32,
+    },
     /// The settings cannot work.
     #[error("invalid settings: {0}")]
     Config(&'static str),

@@ -101,6 +101,8 @@ pub struct RedisStore {
     config: AsyncConnectionConfig,
     grace: Option<Duration>,
     poll: Duration,
+    /// Replicas that must acknowledge a fence write, and how long to wait.
+    replicas: Option<(u32, Duration)>,
     /// The grace of the latest claim, ms: the waits for a release use it.
     last_grace: AtomicU64,
     /// The shared connection and its generation, made when first needed
@@ -114,6 +116,7 @@ impl std::fmt::Debug for RedisStore {
             .field("client", &self.client)
             .field("grace", &self.grace)
             .field("poll", &self.poll)
+            .field("replicas", &self.replicas)
             .finish_non_exhaustive()
     }
 }
@@ -133,6 +136,7 @@ impl RedisStore {
             config: config(TIMEOUT),
             grace: None,
             poll: POLL,
+            replicas: None,
             last_grace: AtomicU64::new(0),
             con: Mutex::new(None),
         }
@@ -154,6 +158,18 @@ impl RedisStore {
     pub fn grace(mut self, grace: Duration) -> RedisStore {
         self.grace = Some(grace);
         self.last_grace = AtomicU64::new(millis(grace).unwrap_or(u64::MAX));
+        self
+    }
+
+    /// Counts a horizon as stored only once `replicas` replicas hold it
+    /// (`WAIT`, for at most `timeout`), so that a replica promoted after a
+    /// failover holds every horizon a holder issued ids under: its next
+    /// holder starts after them with no skew assumed. A write that too few
+    /// replicas acknowledge fails (`Error::Replicas`), and the lease's ids
+    /// stop at the horizon they had; the promoted server's new run id makes
+    /// claims wait the grace for the claims it may lack. Default: none.
+    pub fn replicas(mut self, replicas: u32, timeout: Duration) -> RedisStore {
+        self.replicas = (replicas > 0).then_some((replicas, timeout));
         self
     }
 
@@ -200,6 +216,27 @@ impl RedisStore {
         let generation = GENERATION.fetch_add(1, Relaxed);
         *slot = Some((generation, con.clone()));
         Ok((generation, con))
+    }
+
+    /// Waits until the replicas asked for hold every write made so far on
+    /// the shared connection.
+    async fn replicated(&self) -> Result<(), Error> {
+        let Some((wanted, timeout)) = self.replicas else {
+            return Ok(());
+        };
+        let (_, mut con) = self.connection().await?;
+        let ms = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let acked: u64 = redis::cmd("WAIT")
+            .arg(wanted)
+            .arg(ms)
+            .query_async(&mut con)
+            .await?;
+        match acked >= u64::from(wanted) {
+            true => Ok(()),
+            false => Err(Error::Replicas { acked, wanted }),
+        }
     }
 
     /// Drops the shared connection if it is still the one that failed.
@@ -368,7 +405,10 @@ impl Store for RedisStore {
         let reply = self.invoke(&script).await.map_err(store)?;
         match fields(&reply)? {
             [Value::Int(1), version] => match number(version) {
-                Some(version) if version > 0 => Ok(FenceWrite::Stored(Fence { version, horizon })),
+                Some(version) if version > 0 => {
+                    self.replicated().await.map_err(store)?;
+                    Ok(FenceWrite::Stored(Fence { version, horizon }))
+                }
                 _ => Err(unexpected(&reply)),
             },
             [Value::Int(2), ns, version] => {

@@ -296,6 +296,67 @@ async fn after_a_restart_renewals_are_gone_and_unfenced_claims_wait_the_grace() 
     assert_eq!(b.quiet, grace, "so the claim asks for the grace");
 }
 
+/// With `replicas(1, ..)` a horizon counts as stored only once the replica
+/// holds it, and a write the replica cannot take fails: so a replica
+/// promoted after a failover holds every horizon its holders issued ids
+/// under, and its claims wait the grace (a new run id) for the claims it
+/// may lack.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_replicas_a_promoted_replica_holds_every_stored_horizon() {
+    let Some(primary) = support::redis() else {
+        return;
+    };
+    let mut replica = primary.replica();
+    let grace = Duration::from_secs(1);
+    let store = RedisStore::open(&primary.url())
+        .unwrap()
+        .grace(grace)
+        .replicas(1, Duration::from_millis(500));
+    let a = claim(&store, "rep", 0, 3).await;
+    let mine = held("rep", &a);
+    let fence = match store.fence(&mine, a.fence, 42).await.unwrap() {
+        FenceWrite::Stored(fence) => fence,
+        other => panic!("{other:?}"),
+    };
+    let on_replica: Option<String> = redis::cmd("HGET")
+        .arg("rep:horizon:0")
+        .arg("ns")
+        .query(&mut replica.connection())
+        .unwrap();
+    assert_eq!(
+        on_replica.as_deref(),
+        Some("42"),
+        "stored only once replicated"
+    );
+
+    replica.promote();
+    // The primary takes a write no replica acknowledges: not stored.
+    let lonely = store.fence(&mine, fence, 43).await;
+    assert!(matches!(lonely, Err(Error::Store(_))), "{lonely:?}");
+
+    // The promoted replica: claims wait the grace, then find the horizon.
+    let promoted = RedisStore::open(&replica.url())
+        .unwrap()
+        .grace(grace)
+        .poll(Duration::from_millis(20));
+    let asked = Instant::now();
+    assert_eq!(
+        promoted.claim("rep", 0, 0, TTL, "t").await.unwrap(),
+        Claim::Full { seen: 0 },
+        "the grace of a new run id"
+    );
+    assert!(
+        promoted
+            .wait_release("rep", 0, 0, 0, Duration::from_secs(5))
+            .await
+            .unwrap()
+    );
+    assert!(asked.elapsed() >= grace / 2);
+    let b = claim(&promoted, "rep", 0, 0).await;
+    assert_eq!(b.node, 0, "the old claim expired meanwhile");
+    assert_eq!((b.fence.horizon, b.quiet), (42, Duration::ZERO));
+}
+
 /// With `appendonly yes` the claims and the fence survive a restart: the
 /// holder renews on, and a new claim still waits the grace, since a
 /// server may lose the last writes before a crash.

@@ -13,6 +13,8 @@ pub struct Redis {
     port: u16,
     /// The data directory of a server with `appendonly yes`.
     dir: Option<tempfile::TempDir>,
+    /// The port of the server this one replicates.
+    primary: Option<u16>,
 }
 
 /// Starts redis-server. Without the binary the test is skipped with the
@@ -49,6 +51,7 @@ fn start(dir: Option<tempfile::TempDir>) -> Option<Redis> {
         child: None,
         port,
         dir,
+        primary: None,
     };
     server.start();
     Some(server)
@@ -67,6 +70,9 @@ impl Redis {
                 .arg(dir.path()),
             None => command.args(["--appendonly", "no"]),
         };
+        if let Some(primary) = self.primary {
+            command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
+        }
         let child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -92,6 +98,44 @@ impl Redis {
     pub fn restart(&mut self) {
         self.kill();
         self.start();
+    }
+
+    /// A replica of this server, without persistence, once its link to
+    /// this one is up.
+    pub fn replica(&self) -> Redis {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let mut replica = Redis {
+            child: None,
+            port,
+            dir: None,
+            primary: Some(self.port),
+        };
+        replica.start();
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut replica.connection())
+                .expect("INFO replication");
+            if info.contains("master_link_status:up") {
+                return replica;
+            }
+            assert!(Instant::now() < until, "the replica never linked: {info}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Makes a replica a primary, as a failover does.
+    pub fn promote(&mut self) {
+        redis::cmd("REPLICAOF")
+            .arg("NO")
+            .arg("ONE")
+            .query::<()>(&mut self.connection())
+            .expect("REPLICAOF NO ONE");
+        self.primary = None;
     }
 
     pub fn port(&self) -> u16 {
