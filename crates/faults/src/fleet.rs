@@ -475,6 +475,35 @@ impl Fleet {
         self.settings.run_dir.join(format!("s{i}.{generation}.log"))
     }
 
+    /// Restarts the servers that exited by themselves, as a supervisor
+    /// would; a line for each.
+    pub fn supervise(&mut self) -> Vec<String> {
+        let mut done = Vec::new();
+        for i in 0..self.servers.len() {
+            let Some(status) = self.servers[i].proc.as_mut().and_then(|p| p.exited()) else {
+                continue;
+            };
+            self.servers[i].proc = None;
+            self.sink.record(&Record::Server(ServerEvent {
+                server: i,
+                generation: self.servers[i].generation - 1,
+                at_ns: now_ns(),
+                what: format!("exit: {status}"),
+                skew_ms: 0,
+            }));
+            let log = self.server_log(i, self.servers[i].generation - 1);
+            let last = std::fs::read_to_string(&log)
+                .ok()
+                .and_then(|t| t.lines().last().map(str::to_owned))
+                .unwrap_or_default();
+            done.push(match self.start_server(i) {
+                Ok(()) => format!("server {i} exited by itself ({status}: {last}); restarted"),
+                Err(e) => format!("server {i} exited by itself ({status}: {last}); {e}"),
+            });
+        }
+        done
+    }
+
     /// `kill -9` server `i`.
     fn kill_server(&mut self, i: usize) {
         if let Some(p) = self.servers[i].proc.take() {
@@ -599,7 +628,11 @@ impl Fleet {
             FaultKind::Flushall => {
                 let addr = self.redis_addr(self.primary());
                 ctl::redis(&self.net, addr, &["FLUSHALL"])?;
-                ("redis primary".into(), "FLUSHALL".into())
+                let mut detail = "FLUSHALL".to_owned();
+                if fault.contend {
+                    detail += &self.contend(&[], fault.pick >> 8)?;
+                }
+                ("redis primary".into(), detail)
             }
             FaultKind::DelKeys => {
                 server = Some(target);
@@ -625,10 +658,11 @@ impl Fleet {
                 for key in &keys {
                     self.delete_key(key)?;
                 }
-                (
-                    format!("server {target}"),
-                    format!("deleted the {which} of node {node}: {}", keys.join(" ")),
-                )
+                let mut detail = format!("deleted the {which} of node {node}: {}", keys.join(" "));
+                if fault.contend {
+                    detail += &self.contend(&[target], fault.pick >> 8)?;
+                }
+                (format!("server {target}"), detail)
             }
             FaultKind::RedisRestart => {
                 let p = self.primary();
@@ -637,10 +671,11 @@ impl Fleet {
                 }
                 std::thread::sleep(fault.hold);
                 self.start_redis(p, None)?;
-                (
-                    "redis primary".into(),
-                    format!("kill -9, started empty after {:?}", fault.hold),
-                )
+                let mut detail = format!("kill -9, started empty after {:?}", fault.hold);
+                if fault.contend {
+                    detail += &self.contend(&[], fault.pick >> 8)?;
+                }
+                ("redis primary".into(), detail)
             }
             FaultKind::RedisFailover => {
                 let old = self.primary();

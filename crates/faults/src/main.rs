@@ -89,15 +89,20 @@ struct RunArgs {
     /// Client threads on HTTP.
     #[arg(long, default_value_t = 2)]
     http_clients: usize,
-    /// How long a client waits for a connection or a reply.
-    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
-    client_timeout: Duration,
+    /// How long a client waits for a connection or a reply (default: 5 s,
+    /// or twice --lease-ttl and 1 s if longer, so that a reply after a
+    /// pause past the TTL is still read).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    client_timeout: Option<Duration>,
     /// Each client's pause between requests.
     #[arg(long, default_value = "2ms", value_parser = humantime::parse_duration)]
     pace: Duration,
     /// Run on 127.0.0.1 without namespaces (no partitions).
     #[arg(long)]
     loopback: bool,
+    /// Print the schedules and stop.
+    #[arg(long)]
+    dry_run: bool,
     /// Exit non-zero when a request was held past --max-lead + 50 ms (less
     /// the time its server was stopped).
     #[arg(long)]
@@ -273,7 +278,9 @@ fn run_all(a: &RunArgs) -> ExitCode {
         max_lead: a.max_lead,
         bin_clients: a.bin_clients,
         http_clients: a.http_clients,
-        client_timeout: a.client_timeout,
+        client_timeout: a
+            .client_timeout
+            .unwrap_or((2 * a.lease_ttl + Duration::from_secs(1)).max(Duration::from_secs(5))),
         pace: a.pace,
         netns,
         faketime,
@@ -311,6 +318,20 @@ fn run_all(a: &RunArgs) -> ExitCode {
             )),
             schedule.kinds().join(", ")
         );
+        if a.dry_run {
+            for f in &schedule.faults {
+                println!(
+                    "  {:>5.1}s {} for {:?} (pick {}, param {}{})",
+                    f.at.as_secs_f64(),
+                    f.kind.name(),
+                    f.hold,
+                    f.pick % 1000,
+                    f.param,
+                    if f.contend { ", contend" } else { "" }
+                );
+            }
+            continue;
+        }
         match run::run(&schedule, &opts) {
             Ok(r) => {
                 println!("{}", summary::line(&r, a.fail_on_wait));

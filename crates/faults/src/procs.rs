@@ -52,11 +52,12 @@ impl Proc {
         }
     }
 
-    /// Its exit status, if it exited.
+    /// Its exit status, if it exited (it is reaped then: no signal goes to
+    /// its pid any more).
     pub fn exited(&mut self) -> Option<ExitStatus> {
-        self.child
-            .as_mut()
-            .and_then(|c| c.try_wait().ok().flatten())
+        let status = self.child.as_mut()?.try_wait().ok().flatten()?;
+        self.child = None;
+        Some(status)
     }
 
     /// `kill -9`, and reaped.
@@ -83,7 +84,6 @@ impl Proc {
         let until = Instant::now() + grace;
         while Instant::now() < until {
             if let Some(status) = self.exited() {
-                self.child = None;
                 return Some(status);
             }
             std::thread::sleep(Duration::from_millis(20));

@@ -64,11 +64,18 @@ pub struct RunResult {
     pub elapsed: Duration,
     /// Faults that could not be done.
     pub errors: Vec<String>,
+    /// Servers that exited by themselves (and were restarted).
+    pub exits: Vec<String>,
 }
 
-/// Sleeps until `t` or an interrupt.
-fn sleep_until(t: Instant) {
+/// Sleeps until `t` or an interrupt, restarting the servers that exit
+/// by themselves meanwhile.
+fn sleep_until(t: Instant, fleet: &mut Fleet, t0: Instant, exits: &mut Vec<String>) {
     while !STOP.load(Ordering::Relaxed) {
+        for e in fleet.supervise() {
+            println!("  {:>5.1}s {e}", t0.elapsed().as_secs_f64());
+            exits.push(e);
+        }
         let now = Instant::now();
         if now >= t {
             return;
@@ -146,12 +153,13 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
         opts.http_clients,
     );
     let mut errors = Vec::new();
+    let mut exits = Vec::new();
     for fault in &schedule.faults {
         let at = t0 + fault.at;
         if at >= plan.until {
             break;
         }
-        sleep_until(at);
+        sleep_until(at, &mut fleet, t0, &mut exits);
         if STOP.load(Ordering::Relaxed) {
             break;
         }
@@ -173,6 +181,7 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
             }
         }
     }
+    sleep_until(plan.until, &mut fleet, t0, &mut exits);
     for t in threads {
         let _ = t.join();
     }
@@ -194,5 +203,6 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
         history: path,
         elapsed: began.elapsed(),
         errors,
+        exits,
     })
 }

@@ -148,13 +148,13 @@ pub struct Fault {
     pub hold: Duration,
     /// The kind's parameter: the new clock offset in ms (`skew`), which
     /// keys (`del-keys`: 0 the claim, 1 the fence, 2 both), the servers
-    /// beside the member (`split`: a bit mask); for `pause`,
-    /// `partition`, `leader-isolate` and `split`, whether another server
-    /// is restarted while it holds (`contend`).
+    /// beside the member (`split`: a bit mask).
     pub param: i64,
-    /// While the fault holds, past the lease's TTL, `kill -9` and restart
-    /// another server: it leases the lowest free node id, likely the one
-    /// the fault's server can no longer renew.
+    /// `kill -9` and restart another server: while the fault holds, past
+    /// the lease's TTL (`pause`, `partition`, `leader-isolate`, `split`),
+    /// or right after it (`flushall`, `del-keys`, `redis-restart`). It
+    /// leases the lowest free node id: likely the one the fault's server
+    /// can no longer renew, or whose claim the store lost.
     pub contend: bool,
 }
 
@@ -262,7 +262,13 @@ pub fn generate(seed: u64, plan: &Plan) -> Result<Schedule, String> {
         };
         let contends = matches!(
             kind,
-            FaultKind::Pause | FaultKind::Partition | FaultKind::LeaderIsolate | FaultKind::Split
+            FaultKind::Pause
+                | FaultKind::Partition
+                | FaultKind::LeaderIsolate
+                | FaultKind::Split
+                | FaultKind::Flushall
+                | FaultKind::DelKeys
+                | FaultKind::RedisRestart
         );
         let fits = t + hold + tail <= total;
         if !fits && !faults.is_empty() {

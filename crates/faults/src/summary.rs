@@ -78,7 +78,7 @@ pub fn line(r: &RunResult, fail_on_wait: bool) -> String {
         "seed={} store={} mode={} servers={} faults={} ids={} duplicates={} order={} \
          longest_wait={} held={} refusal={} over_bound={} lead={} lead_skewed={} \
          served={} refused={} closed={} partial={} timeouts={} errors={} failovers={} \
-         time={:.1}s {}",
+         exits={} time={:.1}s {}",
         r.seed,
         r.store.name(),
         r.mode,
@@ -100,6 +100,7 @@ pub fn line(r: &RunResult, fail_on_wait: bool) -> String {
         p.timeouts,
         p.errors,
         p.failovers,
+        r.exits.len(),
         r.elapsed.as_secs_f64(),
         match why.is_empty() {
             true => "OK".to_owned(),
@@ -257,6 +258,7 @@ mod tests {
             history: "h".into(),
             elapsed: Duration::from_secs(1),
             errors: vec![],
+            exits: vec![],
         };
         assert_eq!(failures(&r, false), vec!["3 duplicate ids".to_owned()]);
         assert!(line(&r, false).ends_with("FAIL: 3 duplicate ids"));
