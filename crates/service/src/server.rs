@@ -413,17 +413,21 @@ impl Server {
         let end = tokio::time::Instant::now() + left;
         let hold = shared.flake().max_lead();
         let refuse_until = end.checked_sub(hold).unwrap_or(end);
-        let refused = async {
-            tokio::select! {
-                biased;
-                () = &mut *shutdown => true,
-                () = tokio::time::sleep_until(refuse_until) => false,
+        // A timer already due fires only at the next tick: no refusal
+        // then, for connections that came in meanwhile are to be served.
+        if tokio::time::Instant::now() < refuse_until {
+            let refused = async {
+                tokio::select! {
+                    biased;
+                    () = &mut *shutdown => true,
+                    () = tokio::time::sleep_until(refuse_until) => false,
+                }
+            };
+            let (stopped, turned_away) = refusing(&self.listeners, refused).await;
+            shared.counts.turned_away(turned_away);
+            if stopped {
+                return false;
             }
-        };
-        let (stopped, turned_away) = refusing(&self.listeners, refused).await;
-        shared.counts.turned_away(turned_away);
-        if stopped {
-            return false;
         }
         tokio::select! {
             biased;

@@ -68,7 +68,12 @@ impl Redis {
             Some(dir) => command
                 .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
                 .arg(dir.path()),
-            None => command.args(["--appendonly", "no"]),
+            // A replica's full sync may still write a snapshot: not here.
+            None => command
+                .args(["--appendonly", "no", "--dir"])
+                .arg(std::env::temp_dir())
+                .arg("--dbfilename")
+                .arg(format!("kguid-test-{}.rdb", self.port)),
         };
         if let Some(primary) = self.primary {
             command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
