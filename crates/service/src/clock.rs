@@ -81,3 +81,17 @@ impl<C> Deref for Served<C> {
         }
     }
 }
+
+impl FlakeClock {
+    /// The longest a request may wait for ids: with a lease, the max lead
+    /// (a horizon not stored by then is the store's trouble, and the
+    /// client is better served elsewhere); none for a plain clock, whose
+    /// waits at its cap end when its source moves on.
+    pub(crate) fn max_wait(&self) -> Option<Duration> {
+        match self {
+            Served::Plain(_) => None,
+            #[cfg(feature = "lease")]
+            Served::Leased { clock, .. } => Some(clock.clock().max_lead()),
+        }
+    }
+}

@@ -238,6 +238,7 @@ pub(crate) async fn serve(
         seat,
         waiting,
         pending: Vec::new(),
+        answered: 0,
         tally: Tally {
             counts: &shared.counts,
             kind,
@@ -254,10 +255,10 @@ pub(crate) async fn serve(
     tokio::pin!(auth_deadline);
     let mut closing = None;
     let mut paced = None;
-    // How long the request at hand has waited: never past the max lead,
-    // the longest any client is held.
-    let mut waited = Duration::ZERO;
-    let max_wait = conn.flake.max_lead();
+    // How long the request at hand has waited: with a lease, never past
+    // the max lead (a horizon the store does not take in time).
+    let (mut waited, mut answered) = (Duration::ZERO, 0);
+    let max_wait = conn.flake.max_wait();
 
     let end = 'conn: loop {
         // Send what the socket did not take; shutdown waits for it too.
@@ -309,8 +310,8 @@ pub(crate) async fn serve(
             }
         }
         let step = conn.process();
-        if !matches!(step, Step::Pace(_)) {
-            waited = Duration::ZERO;
+        if conn.answered != answered || !matches!(step, Step::Pace(_)) {
+            (waited, answered) = (Duration::ZERO, conn.answered);
         }
         match step {
             Step::Read => busy_poll::served(),
@@ -323,7 +324,7 @@ pub(crate) async fn serve(
                 waited += pace;
                 // Ids held back longer (a horizon the store does not take
                 // in time): closed, so that the client goes elsewhere.
-                match waited > max_wait {
+                match max_wait.is_some_and(|max| waited > max) {
                     true => closing = Some(End::HELD),
                     false => paced = Some(pace),
                 }
@@ -422,6 +423,8 @@ struct Conn<'a> {
     waiting: Option<Waiting>,
     /// Reply bytes the socket has not taken yet.
     pending: Vec<u8>,
+    /// Requests answered so far.
+    answered: u64,
     tally: Tally<'a>,
 }
 
@@ -466,6 +469,7 @@ impl Conn<'_> {
                     break;
                 }
                 self.session.answered();
+                self.answered += 1;
                 if out.len() >= FLUSH_AT {
                     if let Err(end) = self.write(out) {
                         return Step::Close(end);

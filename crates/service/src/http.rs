@@ -761,8 +761,8 @@ async fn make(
     match query.kind {
         IdKind::Flake => {
             let flake = shared.flake();
-            // The layout's cap, or a horizon being stored: wait, but never
-            // past the max lead, the longest a client is ever held.
+            // The layout's cap, or a horizon being stored: wait, but with
+            // a lease never past the max lead.
             let mut waited = Duration::ZERO;
             loop {
                 let pace = flake.pace(n);
@@ -770,7 +770,7 @@ async fn make(
                     break;
                 }
                 waited += pace;
-                if waited > flake.max_lead() {
+                if flake.max_wait().is_some_and(|max| waited > max) {
                     return Err("the node id's horizon is not stored in time");
                 }
                 tokio::time::sleep(pace).await;
