@@ -109,6 +109,27 @@ struct RunArgs {
     fail_on_wait: bool,
 }
 
+/// Takes the machine-wide lock of the harness: two runs at once would
+/// share the kgf* namespaces, and each removes what it finds of them.
+fn lock() -> Result<std::fs::File, String> {
+    use std::os::fd::AsRawFd;
+    let path = std::env::temp_dir().join("kguid-faults.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // SAFETY: flock on a file we hold open.
+    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } {
+        0 => Ok(file),
+        _ => Err(format!(
+            "another guid-faults runs on this machine (it holds {})",
+            path.display()
+        )),
+    }
+}
+
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
@@ -121,6 +142,13 @@ fn main() -> ExitCode {
             fail_on_wait,
         }) => check_files(&files, fail_on_wait),
         Some(Cmd::Cleanup) => {
+            let _lock = match lock() {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             for what in net::cleanup_leftovers() {
                 println!("removed {what}");
             }
@@ -209,6 +237,14 @@ fn faketime_lib() -> Option<PathBuf> {
 }
 
 fn run_all(a: &RunArgs) -> ExitCode {
+    let _lock = match (a.dry_run, lock()) {
+        (true, _) => None,
+        (false, Ok(l)) => Some(l),
+        (false, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let guid_serve = absolute(&guid_serve(&a.guid_serve));
     if !guid_serve.is_file() {
         eprintln!(
@@ -235,9 +271,11 @@ fn run_all(a: &RunArgs) -> ExitCode {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
-    let netns = match a.loopback {
-        true => false,
-        false => match net::probe() {
+    // A dry run touches nothing: it plans as if namespaces could be made.
+    let netns = match (a.loopback, a.dry_run) {
+        (true, _) => false,
+        (false, true) => true,
+        (false, false) => match net::probe() {
             Ok(()) => true,
             Err(e) => {
                 println!(

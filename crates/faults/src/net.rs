@@ -86,7 +86,7 @@ pub fn probe() -> Result<(), String> {
             .status()
             .map_err(|e| format!("{tool}: {e}"))?;
     }
-    let probe = "kgf-probe";
+    let probe = &format!("kgf-probe-{}", std::process::id());
     let made = ip(&["netns", "add", probe])
         .and_then(|()| ip(&["-n", probe, "link", "add", "kgfprobe", "type", "bridge"]));
     let _ = ip(&["netns", "del", probe]);
