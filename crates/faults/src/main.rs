@@ -77,7 +77,7 @@ struct RunArgs {
     #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
     max_lead: Duration,
     /// Where each run's history and logs go (a directory per run).
-    #[arg(long, default_value = "target/faults")]
+    #[arg(long, default_value = "target/faults", global = true)]
     out: PathBuf,
     /// The guid-serve binary (default: $GUID_SERVE, else guid-serve beside
     /// this binary, else target/release/guid-serve).
