@@ -257,7 +257,7 @@ pub(crate) async fn serve(
     let mut paced = None;
     // How long the request at hand has waited: with a lease, never past
     // the max lead (a horizon the store does not take in time).
-    let (mut waited, mut answered) = (Duration::ZERO, 0);
+    let (mut waiting_since, mut answered) = (None, 0);
     let max_wait = conn.flake.max_wait();
 
     let end = 'conn: loop {
@@ -311,7 +311,7 @@ pub(crate) async fn serve(
         }
         let step = conn.process();
         if conn.answered != answered || !matches!(step, Step::Pace(_)) {
-            (waited, answered) = (Duration::ZERO, conn.answered);
+            (waiting_since, answered) = (None, conn.answered);
         }
         match step {
             Step::Read => busy_poll::served(),
@@ -321,7 +321,8 @@ pub(crate) async fn serve(
                 continue;
             }
             Step::Pace(pace) => {
-                waited += pace;
+                // Measured, not summed: each nap lasts longer than asked.
+                let waited = waiting_since.get_or_insert_with(Instant::now).elapsed() + pace;
                 // Ids held back longer (a horizon the store does not take
                 // in time): closed, so that the client goes elsewhere.
                 match max_wait.is_some_and(|max| waited > max) {

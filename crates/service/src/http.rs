@@ -763,13 +763,14 @@ async fn make(
             let flake = shared.flake();
             // The layout's cap, or a horizon being stored: wait, but with
             // a lease never past the max lead.
-            let mut waited = Duration::ZERO;
+            let asked = Instant::now();
             loop {
                 let pace = flake.pace(n);
                 if pace.is_zero() {
                     break;
                 }
-                waited += pace;
+                // Measured, not summed: each nap lasts longer than asked.
+                let waited = asked.elapsed() + pace;
                 if flake.max_wait().is_some_and(|max| waited > max) {
                     return Err("the node id's horizon is not stored in time");
                 }
