@@ -142,7 +142,13 @@ impl NodeLease {
 
     /// Before a clock starts at `start` (Unix ns): reserves the horizon
     /// past it now unless it is already at least half the reserve ahead.
+    /// During a quiet, it first waits for the quiet to end: a horizon
+    /// stored then would run a quiet past the wall clock, and a holder the
+    /// store forgot again meanwhile would hold ids that far ahead.
     pub(crate) async fn cover(&self, start: u64) -> Result<()> {
+        if let Some(left) = self.validity().quiet_left() {
+            tokio::time::sleep(left).await;
+        }
         let half = nanos(self.holding.timing.ahead) / 2;
         let need = start.saturating_add(half);
         if need > self.validity().horizon() {
@@ -259,15 +265,18 @@ impl Options {
         }
         let timing = self.timing(claimed.ttl)?;
         // Without a fence the store vouches for, the ids wait out the
-        // quiet, and start after where the wall clock then is: after the
-        // ids of a holder the store forgot, as far as the clocks agree.
-        let quiet = sent + claimed.quiet;
+        // quiet from the claim's answer (the store may have lost the
+        // records of a holder at any time before it), and start after
+        // where the wall clock then is: after every id of a holder the
+        // store forgot, whose ids are no later than its last horizon, a
+        // look-ahead past its wall clock, as far as the clocks agree.
+        let quiet = Instant::now() + claimed.quiet;
         let not_before = match claimed.quiet.is_zero() {
             true => claimed.fence.horizon,
             false => claimed
                 .fence
                 .horizon
-                .max(wall_at(sent).saturating_add(nanos(claimed.quiet))),
+                .max(WallClock.now().saturating_add(nanos(claimed.quiet))),
         };
         // The store cannot expire the claim before the claim was sent + TTL.
         let mut deadline = sent + timing.ttl - timing.margin;
@@ -289,8 +298,11 @@ impl Options {
             validity: Arc::new(Validity::new(quiet, deadline, not_before, timing.ahead)),
             fence: Arc::new(Mutex::new(claimed.fence)),
         };
-        // The first horizon is stored before any id can be issued.
-        holding.reserve(WallClock.now(), u64::MAX).await?;
+        // The first horizon is stored before any id can be issued; after
+        // a quiet, once it ends (see `Holding::keep`).
+        if claimed.quiet.is_zero() {
+            holding.reserve(WallClock.now(), u64::MAX).await?;
+        }
         let task = tokio::spawn(holding.clone().keep());
         Ok(NodeLease {
             holding,
@@ -318,8 +330,13 @@ impl Holding {
     /// lease ends.
     async fn keep(self) {
         loop {
+            // Woken at the end of a quiet too, to store the first horizon.
+            let wake = match self.validity.quiet_left() {
+                Some(left) => left.min(self.timing.interval),
+                None => self.timing.interval,
+            };
             tokio::select! {
-                _ = tokio::time::sleep(self.timing.interval) => {}
+                _ = tokio::time::sleep(wake) => {}
                 _ = self.validity.nudge.notified() => {}
             }
             if self.validity.ended() {
@@ -334,6 +351,12 @@ impl Holding {
                 Ok(Ok(Renewal::Gone)) => return self.validity.lose(),
                 // Unconfirmed: the deadline stays where it was.
                 Ok(Err(_)) | Err(_) => {}
+            }
+            // No horizon within the quiet: one stored then would run the
+            // quiet past the wall clock, where ids of this holder could
+            // not yet be, and the store may forget this holder as well.
+            if self.validity.quiet_left().is_some() {
+                continue;
             }
             // Also after a failed renewal: the fence write's check tells a
             // lost claim from an unreachable store.
@@ -427,11 +450,6 @@ async fn timed<T>(limit: Duration, request: impl Future<Output = Result<T>>) -> 
         Ok(result) => result,
         Err(_) => Err(Error::Timeout),
     }
-}
-
-/// The wall clock at `instant` (past or now), Unix ns.
-fn wall_at(instant: Instant) -> u64 {
-    WallClock.now().saturating_sub(nanos(instant.elapsed()))
 }
 
 pub(crate) fn system_time(unix_ns: u64) -> SystemTime {

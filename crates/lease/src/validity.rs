@@ -105,6 +105,12 @@ impl Validity {
             .max(self.horizon())
     }
 
+    /// How much of the quiet is left, if any.
+    pub(crate) fn quiet_left(&self) -> Option<Duration> {
+        let elapsed = nanos(self.base.elapsed());
+        (elapsed < self.quiet).then(|| Duration::from_nanos(self.quiet - elapsed))
+    }
+
     /// Marks the lease lost in the store; final.
     pub(crate) fn lose(&self) {
         let _ = self.ended.compare_exchange(LIVE, LOST, Relaxed, Relaxed);

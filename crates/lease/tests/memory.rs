@@ -442,10 +442,18 @@ async fn after_a_wipe_the_next_holder_waits_out_the_quiet_and_no_id_repeats() {
     assert_eq!(second.node(), 0, "the wiped store hands node 0 out again");
     let wall = WallClock.now();
     assert!(unix(second.not_before()) >= wall + guid::nanos(quiet) - 50_000_000);
+    // No horizon within the quiet: one stored now would run the quiet
+    // past the wall clock, ahead of any id this holder could make.
+    assert_eq!(store.fence("w", 0), Fence::default());
     let new = second
         .flake_clock(flake::Clock::builder(Layout::NOEQD))
         .await
         .unwrap();
+    // A clock is built once the quiet is over, its horizon a look-ahead
+    // (the TTL) past the wall clock.
+    assert!(claimed.elapsed() >= quiet);
+    let fenced = store.fence("w", 0).horizon;
+    assert!(fenced <= WallClock.now() + guid::nanos(TTL) + 50_000_000);
     let mut ids = Vec::new();
     while claimed.elapsed() < quiet + TTL {
         match new.next() {

@@ -81,8 +81,9 @@ static RELEASE: LazyLock<redis::Script> = script!("release.lua");
 ///   default twice the claim's TTL): the lease issues no id before the
 ///   grace has passed since the claim, by when every holder the server
 ///   forgot has stopped, and starts its ids after the wall clock at the
-///   claim plus the grace, after that holder's ids as long as the clocks
-///   agree within the grace less its TTL and max lead;
+///   claim plus the grace: after that holder's ids, which are no later
+///   than its last horizon, as long as the clocks agree within the grace
+///   less the lease's look-ahead and the ids' max lead;
 /// - when the keys are found on a server with another run id (a restart
 ///   with persistence, a replica promoted), fences may be older than what
 ///   their holders issued: claims wait the grace ([`RedisStore::grace`]).
