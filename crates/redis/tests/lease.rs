@@ -594,6 +594,23 @@ async fn a_successor_starts_after_the_horizon_of_a_released_or_expired_holder() 
     c.release().await.unwrap();
 }
 
+/// A holder of node id 0 under `prefix` on `server`, and its clock.
+async fn holder(server: &Redis, prefix: &str, grace: Duration) -> (NodeLease, LeasedFlakeClock) {
+    let store = RedisStore::open(&server.url())
+        .unwrap()
+        .grace(grace)
+        .poll(Duration::from_millis(20));
+    let lease = waiting()
+        .acquire(store, prefix, 0..1, LEASE_TTL)
+        .await
+        .unwrap();
+    let clock = lease
+        .flake_clock(flake::Clock::builder(layout()))
+        .await
+        .unwrap();
+    (lease, clock)
+}
+
 /// Ways a Redis loses a holder's claim and horizon under it.
 #[derive(Clone, Copy, Debug)]
 enum Loss {
@@ -618,18 +635,7 @@ async fn a_lost_claim_and_horizon_repeat_no_id() {
     let grace = LEASE_TTL * 2;
     for loss in [Loss::Restart, Loss::Wipe, Loss::Keys] {
         let prefix = format!("lost-{loss:?}");
-        let store = RedisStore::open(&server.url())
-            .unwrap()
-            .grace(grace)
-            .poll(Duration::from_millis(20));
-        let a = waiting()
-            .acquire(store, &prefix, 0..1, LEASE_TTL)
-            .await
-            .unwrap();
-        let clock_a = a
-            .flake_clock(flake::Clock::builder(layout()))
-            .await
-            .unwrap();
+        let (a, clock_a) = holder(&server, &prefix, grace).await;
         let issuer = Issuer::start(clock_a);
         // The first holder of a node id waits the grace too.
         tokio::time::sleep(grace + Duration::from_millis(300)).await;
@@ -646,19 +652,9 @@ async fn a_lost_claim_and_horizon_repeat_no_id() {
                 .unwrap(),
         }
         let lost = Instant::now();
-        let store = RedisStore::open(&server.url())
-            .unwrap()
-            .grace(grace)
-            .poll(Duration::from_millis(20));
-        let b = waiting()
-            .acquire(store, &prefix, 0..1, LEASE_TTL)
-            .await
-            .unwrap();
+        // Its clock is built once the quiet is over.
+        let (b, clock_b) = holder(&server, &prefix, grace).await;
         assert_eq!(b.node(), 0, "{loss:?}: the node id is granted again");
-        let clock_b = b
-            .flake_clock(flake::Clock::builder(layout()))
-            .await
-            .unwrap();
         let mut b_ids = Vec::new();
         let mut first_b = None;
         while lost.elapsed() < grace + Duration::from_millis(500) {

@@ -43,18 +43,22 @@ fn start(dir: Option<tempfile::TempDir>) -> Option<Redis> {
         eprintln!("skipped: {why}");
         return None;
     }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port();
     let mut server = Redis {
         child: None,
-        port,
+        port: free_port(),
         dir,
         primary: None,
     };
     server.start();
     Some(server)
+}
+
+/// A port of 127.0.0.1 free now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
 }
 
 impl Redis {
@@ -108,13 +112,9 @@ impl Redis {
     /// A replica of this server, without persistence, once its link to
     /// this one is up.
     pub fn replica(&self) -> Redis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("free port")
-            .port();
         let mut replica = Redis {
             child: None,
-            port,
+            port: free_port(),
             dir: None,
             primary: Some(self.port),
         };
