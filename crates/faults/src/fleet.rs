@@ -116,6 +116,21 @@ pub fn nodes(store: Store, servers: usize) -> Vec<Node> {
 }
 
 impl Fleet {
+    /// Starts a store member's process, its log `<name>.<generation>.log`
+    /// in the run's directory.
+    fn spawn_member(
+        &self,
+        cmd: std::process::Command,
+        name: &str,
+        generation: u32,
+    ) -> Result<Proc, String> {
+        let log = self
+            .settings
+            .run_dir
+            .join(format!("{name}.{generation}.log"));
+        Proc::spawn(cmd, name, &log, &self.settings.out)
+    }
+
     /// Makes the namespaces, starts the store and the servers, and waits
     /// (a while) until every server is ready.
     pub fn start(
@@ -271,12 +286,8 @@ impl Fleet {
                 &primary.port().to_string(),
             ]);
         }
-        let log = self
-            .settings
-            .run_dir
-            .join(format!("{}.{}.log", m.name, m.generation));
         let name = m.name.clone();
-        let proc = Proc::spawn(cmd, &name, &log, &self.settings.out)?;
+        let proc = self.spawn_member(cmd, &name, m.generation)?;
         let m = self.redis_node_mut(j);
         m.generation += 1;
         m.proc = Some(proc);
@@ -338,12 +349,8 @@ impl Fleet {
             // Short raft timings, as crates/etcd's tests: leases of 1 s.
             .args(["--heartbeat-interval", "50", "--election-timeout", "500"])
             .args(["--logger", "zap", "--log-level", "warn"]);
-        let log = self
-            .settings
-            .run_dir
-            .join(format!("{}.{}.log", m.name, m.generation));
         let name = m.name.clone();
-        let proc = Proc::spawn(cmd, &name, &log, &self.settings.out)?;
+        let proc = self.spawn_member(cmd, &name, m.generation)?;
         let m = &mut self.members_mut()[j];
         m.generation += 1;
         m.proc = Some(proc);

@@ -75,9 +75,8 @@ impl Hub {
     }
 }
 
-/// Whether namespaces can be made here: an error saying why not.
-pub fn probe() -> Result<(), String> {
-    cleanup_leftovers();
+/// Whether `ip` and `nft` run here.
+fn tools() -> Result<(), String> {
     for tool in ["ip", "nft"] {
         Command::new(tool)
             .arg("-V")
@@ -86,6 +85,13 @@ pub fn probe() -> Result<(), String> {
             .status()
             .map_err(|e| format!("{tool}: {e}"))?;
     }
+    Ok(())
+}
+
+/// Whether namespaces can be made here: an error saying why not.
+pub fn probe() -> Result<(), String> {
+    cleanup_leftovers();
+    tools()?;
     let probe = &format!("kgf-probe-{}", std::process::id());
     let made = ip(&["netns", "add", probe])
         .and_then(|()| ip(&["-n", probe, "link", "add", "kgfprobe", "type", "bridge"]));
@@ -356,14 +362,7 @@ impl Drop for Net {
 impl Namespaces {
     fn make(nodes: &[Node]) -> Result<Namespaces, String> {
         cleanup_leftovers();
-        for tool in ["ip", "nft"] {
-            Command::new(tool)
-                .arg("-V")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .map_err(|e| format!("{tool}: {e}"))?;
-        }
+        tools()?;
         let [a, b, c] = SUBNET;
         ip(&["netns", "add", HUB])?;
         ip(&["-n", HUB, "link", "set", "lo", "up"])?;
