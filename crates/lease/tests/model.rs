@@ -26,25 +26,47 @@
 //!   Renewals are answered at once: a later reply only delays what the
 //!   holder gains, and a lost one (the claim extended unknown to its
 //!   holder) only keeps the claim from others longer.
-//! - the quiet (the fix): a claim that finds no fence (the store cannot
-//!   tell a fresh node id from a wiped one) issues no id before its send
-//!   time + `quiet`, and its clock starts after `not_before =
-//!   max(fence, wall clock at the send + quiet)`, the floor of its horizons
-//!   too.
+//! - the quiet, as `Options::start`, `Holding::keep` and
+//!   `NodeLease::cover` have it: a claim that finds no fence (the store
+//!   cannot tell a fresh node id from a wiped one) issues no id before its
+//!   answer + `quiet`, and its clock starts after `not_before = max(fence,
+//!   wall clock at the answer + quiet)`, the floor of its horizons too. It
+//!   writes no horizon before the quiet ends: the keep-alive skips them,
+//!   and the clock is built (its first horizon stored) once it has ended,
+//!   a look-ahead past the wall clock then.
 //!
 //! Abstracted away: one id per time unit and holder (a unit's sequence;
 //! a sequence running over into the next unit is the clock's `last + 1`);
 //! one node id; a refused id is not spent; the horizon asked for is
-//! `AHEAD` past the wall clock (no `want`/`cover` asking further); release
-//! and fork.
+//! `AHEAD` past the wall clock (no `want`/`cover` asking further: ids
+//! lead the wall clock only up to the horizon, and the horizon never
+//! follows them, so there is no max lead, and a holder that took over a
+//! fence ahead of its wall clock waits for the clock rather than storing
+//! a look-ahead past the fence); release and fork; wall clocks that step.
+//! So the bound below is for horizons a look-ahead past their holder's
+//! wall clock. The real `cover` stores a look-ahead past the clock's
+//! start, which after a handover is the fence taken over: handovers
+//! quicker than a look-ahead (a `release` and a claim) each add one, so
+//! that the ids run beyond any quiet past the wall clock.
 //!
 //! The bound: with wall clocks within `SKEW` of each other, no id repeats
-//! when `quiet >= TTL + AHEAD + SKEW - 1` time units (`TTL + AHEAD + SKEW`
-//! in continuous time). A claim's reply is used up to `TTL` after its send,
-//! so the claim may have been sent that long before the wipe; and an old
-//! holder paused between its lease check and its clock issues up to its
-//! stored horizon, `AHEAD` past its wall clock. One unit less repeats an
-//! id, as does each planted [`Bug`].
+//! when `quiet >= AHEAD + SKEW` time units, whatever the TTL (the docs'
+//! "the clocks agree within the quiet less the look-ahead", with no max
+//! lead; runs with other TTLs, margins, look-aheads and skews agree). An old holder the store forgot issues up to its last horizon,
+//! stored before the wipe, `AHEAD` past its wall clock then (also when
+//! paused between its lease check and its clock, or renewing until its
+//! deadline); the new holder's ids start a quiet past its wall clock at
+//! the claim's answer, after the wipe. One unit less repeats an id, as
+//! does each planted [`Bug`], the two behaviours before the quiet counted
+//! from the answer among them: a quiet from the send needs `TTL - 1` more
+//! (the answer may come that long after the send, and the wipe just before
+//! it), a horizon stored within the quiet `TTL - MARGIN` more (the store
+//! may forget its holder once the quiet is over, with ids a quiet plus a
+//! look-ahead past the wall clock at the claim).
+//!
+//! No horizon within the quiet also makes `not_before` as a floor of the
+//! horizons redundant here: after the quiet, the wall clock is past it.
+//! The floor guards against a wall clock that steps back, not modelled.
 
 use std::time::Instant;
 
@@ -60,9 +82,10 @@ const AHEAD: u8 = 2;
 /// The wall clocks of the holders differ by at most this.
 const SKEW: u8 = 1;
 /// The shortest quiet for which no id repeats.
-const QUIET: u8 = TTL + AHEAD + SKEW - 1;
+const QUIET: u8 = AHEAD + SKEW;
 /// The last time unit explored; the counterexamples need no more than
-/// `END - 1`, and are found sooner with it.
+/// `END - 1` (but for `HorizonDuringQuiet`'s, two quiets in a row), and
+/// are found sooner with it.
 const END: u8 = 5;
 /// Late fence writes in flight at most.
 const LATE: usize = 1;
@@ -80,9 +103,13 @@ enum Bug {
     IssuePastFence,
     /// The store writes the fence whatever version the holder saw.
     NoFenceVersionCheck,
-    /// The horizons a holder writes start from the fence it read rather
-    /// than from its `not_before` (raised by the quiet).
-    HorizonFromFenceOnly,
+    /// The quiet and `not_before` count from the claim's send, as before
+    /// the quiet counted from the answer.
+    QuietFromSend,
+    /// Horizons are stored within the quiet, as before the keep-alive and
+    /// `cover` waited it out: building the clock at once, `cover` asks a
+    /// look-ahead past the clock's start (just after `not_before`).
+    HorizonDuringQuiet,
 }
 
 /// Mirrors `store::Fence`: version 0 is no fence.
@@ -114,7 +141,7 @@ struct Lease {
     token: u8,
     /// No id from this time (`Validity::check_at`).
     deadline: u8,
-    /// No id before this time (the quiet).
+    /// No id and no horizon written before this time (the quiet).
     quiet_until: u8,
     /// No id later than this (`Validity::horizon`).
     horizon: u8,
@@ -188,6 +215,8 @@ struct Protocol {
     bug: Bug,
     quiet: u8,
     end: u8,
+    /// Late fence writes in flight at most.
+    late: usize,
 }
 
 impl Protocol {
@@ -197,12 +226,14 @@ impl Protocol {
             bug,
             quiet: QUIET,
             end,
+            late: LATE,
         }
     }
 
     /// Mirrors claim.lua (a claim only if none is held, the fence read in
     /// the same step) and `Options::start`: the deadline from the claim's
-    /// send time, the clock and the horizon from `not_before`.
+    /// send time, the quiet from its answer (now), the clock and the
+    /// horizon from `not_before`.
     fn serve_claim(&self, s: &mut State, h: usize, sent: u8) {
         let (store, holder) = (&mut s.store, &mut s.holders[h]);
         if store.claim.is_some_and(|(_, expiry)| s.now < expiry) {
@@ -213,22 +244,24 @@ impl Protocol {
         store.claim = Some((store.counter, s.now + TTL));
         let fence = store.fence;
         let quiet = fence.version == 0 && self.bug != Bug::NoQuietOnMissingFence;
+        // From the answer: the store may have lost a holder until then.
+        let from = match self.bug {
+            Bug::QuietFromSend => sent,
+            _ => s.now,
+        };
         let (quiet_until, not_before) = match quiet {
             true => (
-                sent + self.quiet,
-                fence.horizon.max(sent + holder.offset + self.quiet),
+                from + self.quiet,
+                fence.horizon.max(from + holder.offset + self.quiet),
             ),
             false => (0, fence.horizon),
-        };
-        let horizon = match self.bug {
-            Bug::HorizonFromFenceOnly => fence.horizon,
-            _ => not_before, // `Validity::new(deadline, not_before, ahead)`
         };
         holder.phase = Phase::Holding(Lease {
             token: store.counter,
             deadline: sent + TTL - MARGIN,
             quiet_until,
-            horizon,
+            // `Validity::new(quiet, deadline, not_before, ahead)`
+            horizon: not_before,
             seen: fence.version,
             last: not_before,
             checked: false,
@@ -264,22 +297,33 @@ impl Protocol {
         let t = (s.now + s.holders[h].offset).max(l.last + 1);
         (t <= l.horizon || self.bug == Bug::IssuePastFence).then_some(t)
     }
-}
 
-/// The fence write holder `h` sends now, as one attempt of
-/// `Holding::reserve`: `Validity::next_horizon(now)`, which is never below
-/// the fence seen.
-fn write(s: &State, h: usize) -> Option<Write> {
-    let Phase::Holding(l) = &s.holders[h].phase else {
-        return None;
-    };
-    let horizon = (s.now + s.holders[h].offset + AHEAD).max(l.horizon);
-    Some(Write {
-        h,
-        token: l.token,
-        seen: l.seen,
-        horizon,
-    })
+    /// Whether a holder writes horizons now: not within its quiet
+    /// (`Holding::keep` skips them, `NodeLease::cover` waits it out).
+    fn writes(&self, s: &State, l: &Lease) -> bool {
+        s.now >= l.quiet_until || self.bug == Bug::HorizonDuringQuiet
+    }
+
+    /// The fence write holder `h` sends now, as one attempt of
+    /// `Holding::reserve`: `Validity::next_horizon(now)`, never below the
+    /// fence seen. The first one after a quiet is `NodeLease::cover`'s: the
+    /// clock's start is then no later than the wall clock.
+    fn write(&self, s: &State, h: usize) -> Option<Write> {
+        let Phase::Holding(l) = &s.holders[h].phase else {
+            return None;
+        };
+        let wall = s.now + s.holders[h].offset;
+        let from = match self.bug == Bug::HorizonDuringQuiet && s.now < l.quiet_until {
+            true => l.last + 1, // the clock's start, wanted by `cover`
+            false => wall,
+        };
+        Some(Write {
+            h,
+            token: l.token,
+            seen: l.seen,
+            horizon: (from + AHEAD).max(l.horizon),
+        })
+    }
 }
 
 /// Mirrors `Validity::lose`; the holder may claim again once no id is in
@@ -350,10 +394,10 @@ impl Model for Protocol {
                     if !s.store.held(l.token, s.now) || s.now + TTL - MARGIN > l.deadline {
                         actions.push(Action::Renew(h));
                     }
-                    let w = write(s, h).unwrap();
-                    if w.horizon > l.horizon {
+                    let w = self.write(s, h).unwrap();
+                    if self.writes(s, l) && w.horizon > l.horizon {
                         actions.push(Action::WriteFence(h));
-                        if s.late.len() < LATE && !s.late.contains(&w) {
+                        if s.late.len() < self.late && !s.late.contains(&w) {
                             actions.push(Action::LateWrite(h));
                         }
                     }
@@ -392,7 +436,7 @@ impl Model for Protocol {
             }
             // Answered in time: the horizon is raised only to a fence the
             // store holds (`Holding::reserve`).
-            Action::WriteFence(h) => match self.store_write(&mut s, write(last, h)?) {
+            Action::WriteFence(h) => match self.store_write(&mut s, self.write(last, h)?) {
                 Some(f) => {
                     let l = lease(&mut s, h);
                     (l.seen, l.horizon) = (f.version, l.horizon.max(f.horizon));
@@ -402,7 +446,7 @@ impl Model for Protocol {
             // Past its time limit: the holder goes on as if it had not sent
             // it, and it lands later or never.
             Action::LateWrite(h) => {
-                s.late.push(write(last, h)?);
+                s.late.push(self.write(last, h)?);
                 s.late.sort_unstable();
             }
             Action::ServeLate(w) => {
@@ -522,14 +566,14 @@ fn describe(model: &Protocol, s: &State, action: Action, next: &State) -> Option
             _ => format!("h{h} renews: the claim is gone"),
         },
         Action::WriteFence(h) => {
-            let w = write(s, h).unwrap();
+            let w = model.write(s, h).unwrap();
             let then = lease(h).map_or("it stops".into(), |l| format!("its horizon {}", l.horizon));
             format!("h{h} writes horizon {}: {}, {then}", w.horizon, outcome(w))
         }
         Action::LateWrite(h) => {
             format!(
                 "h{h} writes horizon {}: no reply in time",
-                write(s, h).unwrap().horizon
+                model.write(s, h).unwrap().horizon
             )
         }
         Action::ServeLate(w) => {
@@ -619,8 +663,19 @@ fn without_the_fence_version_a_late_write_repeats_an_id() {
 }
 
 #[test]
-fn horizons_below_not_before_repeat_an_id() {
-    repeats(Protocol::new(Bug::HorizonFromFenceOnly));
+fn a_quiet_from_the_send_repeats_an_id() {
+    repeats(Protocol::new(Bug::QuietFromSend));
+}
+
+/// Its counterexample takes two quiets one after the other, and no late
+/// write: a unit more than the others, and none in flight, to stay quick.
+#[test]
+fn a_horizon_within_the_quiet_repeats_an_id() {
+    repeats(Protocol {
+        end: END + 1,
+        late: 0,
+        ..Protocol::new(Bug::HorizonDuringQuiet)
+    });
 }
 
 #[test]
