@@ -142,12 +142,20 @@ impl NodeLease {
 
     /// Before a clock starts at `start` (Unix ns): reserves the horizon
     /// past it now unless it is already at least half the reserve ahead.
-    /// During a quiet, it first waits for the quiet to end: a horizon
-    /// stored then would run a quiet past the wall clock, and a holder the
-    /// store forgot again meanwhile would hold ids that far ahead.
+    ///
+    /// It first waits out a quiet, and then until the wall clock reaches
+    /// [`NodeLease::not_before`]: a horizon stored before would run that
+    /// far past the wall clock, so that hand-overs in quick succession
+    /// (each next holder starting after the last one's horizon) would push
+    /// the ids of a node id ever further ahead, past what a quiet covers
+    /// when the store loses them.
     pub(crate) async fn cover(&self, start: u64) -> Result<()> {
         if let Some(left) = self.validity().quiet_left() {
             tokio::time::sleep(left).await;
+        }
+        let early = self.not_before.saturating_sub(WallClock.now());
+        if early > 0 {
+            tokio::time::sleep(Duration::from_nanos(early)).await;
         }
         let half = nanos(self.holding.timing.ahead) / 2;
         let need = start.saturating_add(half);

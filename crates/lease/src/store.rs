@@ -49,7 +49,7 @@ pub struct Claimed {
     pub ttl: Duration,
     /// The fence of `node`, read in the same atomic step as the claim.
     pub fence: Fence,
-    /// How long after the claim was sent no id may be issued: zero when
+    /// How long after the claim's answer no id may be issued: zero when
     /// the store vouches that no earlier holder of `node` is still
     /// issuing ids it no longer knows of. A store that may lose records
     /// (a wipe, an eviction, a restart without persistence, a failover)

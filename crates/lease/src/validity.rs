@@ -9,9 +9,9 @@
 //!   node id to anyone else) before the send time plus the TTL; the holder
 //!   stops at the margin before that.
 //! - the **quiet** (monotonic): when the store found no fence and could
-//!   not vouch for the node id, no id before the claim's send time plus
-//!   the store's [`quiet`](crate::store::Claimed::quiet), by when any
-//!   holder the store forgot has reached its deadline.
+//!   not vouch for the node id, no id before the claim's answer plus the
+//!   store's [`quiet`](crate::store::Claimed::quiet), by when any holder
+//!   the store forgot has reached its deadline.
 //! - the **horizon** (Unix time): the latest time stored in the fence
 //!   while this holder owned the claim. The next holder of the node id
 //!   starts after it, so an id is issued only if its time is not past it.

@@ -478,3 +478,32 @@ async fn after_a_wipe_the_next_holder_waits_out_the_quiet_and_no_id_repeats() {
         "the new holder's ids come after"
     );
 }
+
+/// Hand-overs in quick succession, each holder released at once after it
+/// built its clock: each next holder starts after the last one's horizon,
+/// but its clock is built only once the wall clock reaches it, so the
+/// horizons stay a look-ahead past the wall clock rather than a look-ahead
+/// further at each hand-over (past what a quiet covers when the store
+/// loses them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_hand_overs_keep_the_horizon_a_look_ahead_past_the_wall_clock() {
+    let store = Memory::default();
+    for _ in 0..4 {
+        let lease = NodeLease::acquire(store.clone(), "h", 0..1, TTL)
+            .await
+            .unwrap();
+        let clock = lease
+            .flake_clock(flake::Clock::builder(Layout::NOEQD))
+            .await
+            .unwrap();
+        clock.next().unwrap();
+        let fenced = store.fence("h", 0).horizon;
+        let bound = WallClock.now() + guid::nanos(TTL) + 50_000_000;
+        assert!(
+            fenced <= bound,
+            "a horizon {} ms past the wall clock",
+            (fenced - WallClock.now()) / 1_000_000
+        );
+        lease.release().await.unwrap();
+    }
+}

@@ -635,7 +635,7 @@ async fn a_lost_claim_and_horizon_repeat_no_id() {
     let grace = LEASE_TTL * 2;
     for loss in [Loss::Restart, Loss::Wipe, Loss::Keys] {
         let prefix = format!("lost-{loss:?}");
-        let (a, clock_a) = holder(&server, &prefix, grace).await;
+        let (_a, clock_a) = holder(&server, &prefix, grace).await;
         let issuer = Issuer::start(clock_a);
         // The first holder of a node id waits the grace too.
         tokio::time::sleep(grace + Duration::from_millis(300)).await;
