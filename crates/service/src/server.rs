@@ -126,13 +126,32 @@ async fn serve(
     let not_before = start_after(&config, checked.not_before, time.now());
     let horizon = open_horizon(&config, &*time, not_before)?;
     let (flake, global, v3) = clocks(&config, &time, horizon.as_ref(), not_before)?;
+
+    // Polled once now, so that the signal handlers it installs are in
+    // place before the node id is leased (which may take a store's quiet)
+    // and before anyone who reads the start line can signal.
+    let mut shutdown = std::pin::pin!(shutdown);
+    let stopped_early =
+        std::future::poll_fn(|cx| Poll::Ready(shutdown.as_mut().poll(cx).is_ready())).await;
     // With --etcd or --redis, the 64-bit node id is leased here, kept
     // while serving and released at the end; meanwhile clients are
-    // turned away at once.
+    // turned away at once. Shutdown ends the wait.
     #[cfg(feature = "lease")]
-    let leasing = crate::lease::clock(config.lease.as_ref(), config.layout, flake);
+    let leasing = async {
+        let lease = crate::lease::clock(config.lease.as_ref(), config.layout, flake);
+        tokio::select! {
+            biased;
+            () = &mut shutdown, if !stopped_early => None,
+            leased = lease => Some(leased),
+        }
+    };
     #[cfg(feature = "lease")]
     let (leased, turned_away) = refusing(&binary, leasing).await;
+    #[cfg(feature = "lease")]
+    let Some(leased) = leased else {
+        info!("stopped while leasing the node id: no id issued");
+        return Ok(Report::default());
+    };
     #[cfg(feature = "lease")]
     let (flake, lease) = leased?;
     #[cfg(not(feature = "lease"))]
@@ -151,11 +170,6 @@ async fn serve(
 
     shared.counts.turned_away(turned_away);
 
-    // Polled once before the start line, so that the signal handlers it
-    // installs are in place before anyone who reads that line can signal.
-    let mut shutdown = std::pin::pin!(shutdown);
-    let stopped_early =
-        std::future::poll_fn(|cx| Poll::Ready(shutdown.as_mut().poll(cx).is_ready())).await;
     log_start(&shared, &binary, monitor.as_ref(), &config);
 
     let mut server = Server::new(Arc::clone(&shared), binary);
