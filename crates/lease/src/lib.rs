@@ -35,10 +35,17 @@
 //!   ([`Store::fence`]), so a write that timed out here but reaches the
 //!   store later cannot lower the fence; clocks use a new horizon only
 //!   once the store holds it.
-//! - **Fence**: the new holder's clock starts after the previous horizon,
-//!   and no holder issues an id later than its own stored horizon; so the
-//!   ids of two holders of one node id never overlap in time, whatever
-//!   their wall clocks say.
+//! - **Fence**: the new holder's clock starts after the previous horizon
+//!   (built once the wall clock reaches it, so that horizons stay a
+//!   look-ahead past the wall clock), and no holder issues an id later
+//!   than its own stored horizon; so the ids of two holders of one node id
+//!   never overlap in time, whatever their wall clocks say.
+//! - **Quiet**: a store that may have lost a holder's records (a wiped
+//!   Redis) and finds no fence asks for a quiet
+//!   ([`Claimed::quiet`](store::Claimed::quiet)): no id and no horizon
+//!   until it has passed since the claim's answer, and ids after the wall
+//!   clock then. Ids never repeat while the clocks agree within the quiet
+//!   less the look-ahead and the ids' lead; `tests/model.rs` checks it.
 //! - **Stop in time**: a holder issues ids only until the send time of its
 //!   last confirmed renewal (or of its claim) plus the TTL, less a safety
 //!   margin. The store cannot expire the lease before that send time plus

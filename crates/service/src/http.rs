@@ -104,7 +104,31 @@ struct Context {
     /// The token `/ids` asks for, if auth is on.
     token: Option<Box<[u8]>>,
     /// Why nothing is served before the server has its clocks.
-    starting: String,
+    starting: Starting,
+}
+
+/// What the server does before it has its clocks, and until when, once
+/// it knows (a node id's quiet, a fence ahead of the wall clock).
+struct Starting {
+    what: String,
+    /// Unix ns; 0 while unknown.
+    until: Arc<AtomicU64>,
+}
+
+impl Starting {
+    /// How long until the first id, as far as is known.
+    fn wait(&self) -> Duration {
+        let until = self.until.load(Relaxed);
+        Duration::from_nanos(until.saturating_sub(guid::TimeSource::now(&guid::WallClock)))
+    }
+
+    /// Why nothing is served, and for how long if that is known.
+    fn why(&self) -> String {
+        match self.wait() {
+            Duration::ZERO => self.what.clone(),
+            left => format!("{}: {left:?} more before the first id", self.what),
+        }
+    }
 }
 
 /// The HTTP thread; stopped, and what it watched let go, when dropped.
@@ -118,10 +142,13 @@ pub(crate) struct Monitor {
 impl Monitor {
     /// Answers on `metrics` and `api` from now on (none if neither is
     /// given): not ready, and no ids, until [`Monitor::watch`].
+    /// Before the clocks are there, `until` (Unix ns, 0 while unknown)
+    /// says when the first id is expected.
     pub(crate) fn start(
         metrics: Option<std::net::TcpListener>,
         api: Option<std::net::TcpListener>,
         config: &Config,
+        until: Arc<AtomicU64>,
     ) -> Result<Option<Monitor>, Error> {
         let fail = |e| Error::io("start the HTTP listener", e);
         let monitor = Site {
@@ -156,12 +183,15 @@ impl Monitor {
         let context = Arc::new(Context {
             watched: Arc::clone(&watched),
             token: config.auth_token().map(Box::from),
-            starting: match &config.lease {
-                Some(lease) => format!(
-                    "starting: leasing the 64-bit node id from {}",
-                    lease.store.name()
-                ),
-                None => "starting: the clocks are not ready".into(),
+            starting: Starting {
+                what: match &config.lease {
+                    Some(lease) => format!(
+                        "starting: leasing the 64-bit node id from {}",
+                        lease.store.name()
+                    ),
+                    None => "starting: the clocks are not ready".into(),
+                },
+                until,
             },
         });
         let (stop, stopped) = oneshot::channel();
@@ -566,7 +596,7 @@ async fn answer(
             no_store(r)
         }
         ("/healthz", _) => text(StatusCode::OK, "ok\n"),
-        ("/readyz", _) => match ready(shared.map(|s| &**s), &context.starting) {
+        ("/readyz", _) => match ready(shared.map(|s| &**s), &context.starting.why()) {
             Ok(()) => text(StatusCode::OK, "ok\n"),
             Err(why) => text(StatusCode::SERVICE_UNAVAILABLE, &format!("{why}\n")),
         },
@@ -676,7 +706,7 @@ impl Query {
 async fn ids(
     request: &Request<Incoming>,
     shared: Option<&Arc<Shared>>,
-    starting: &str,
+    starting: &Starting,
 ) -> Response<Full<Bytes>> {
     let query = match Query::parse(request.uri().query().unwrap_or("")) {
         Ok(q) => q,
@@ -685,7 +715,7 @@ async fn ids(
     let lines = wants_text(request);
     let unavailable = |why: &str| {
         let mut r = json_error(StatusCode::SERVICE_UNAVAILABLE, why, None);
-        let wait = shared.map_or(Duration::ZERO, |s| s.unavailable_for());
+        let wait = shared.map_or_else(|| starting.wait(), |s| s.unavailable_for());
         // Whole seconds, rounded up: a client retrying then finds ids.
         let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
         r.headers_mut()
@@ -693,9 +723,9 @@ async fn ids(
         r
     };
     let Some(shared) = shared else {
-        return unavailable(starting);
+        return unavailable(&starting.why());
     };
-    if let Err(why) = ready(Some(shared), starting) {
+    if let Err(why) = ready(Some(shared), &starting.what) {
         return unavailable(&why);
     }
     if request.method() == Method::HEAD {

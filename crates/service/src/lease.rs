@@ -11,6 +11,7 @@
 //! behind an [`AnyStore`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use guid::flake::{self, Layout};
@@ -54,10 +55,14 @@ pub(crate) struct Keeper(JoinHandle<()>);
 /// The 64-bit clock of `builder` (for `layout`); with `settings`, the
 /// clock of a node id leased now: started after its horizon, with the
 /// horizon moved past the start.
+/// Once leased, `first_id` is set to when the first id is expected (Unix
+/// ns): after the node id's quiet, or when the wall clock reaches its
+/// fence.
 pub(crate) async fn clock(
     settings: Option<&LeaseConfig>,
     layout: Layout,
     builder: flake::Builder,
+    first_id: &AtomicU64,
 ) -> Result<(FlakeClock, Option<Lease>), Error> {
     let Some(settings) = settings else {
         return Ok((FlakeClock::Plain(builder.build()?), None));
@@ -76,7 +81,7 @@ pub(crate) async fn clock(
             )));
         }
     };
-    leased_clock(source, layout, builder).await
+    leased_clock(source, layout, builder, first_id).await
 }
 
 /// etcd's store, at `endpoints`, once one answers.
@@ -136,8 +141,10 @@ async fn leased_clock(
     source: Source,
     layout: Layout,
     builder: flake::Builder,
+    first_id: &AtomicU64,
 ) -> Result<(FlakeClock, Option<Lease>), Error> {
     let lease = acquire(&source, layout).await?;
+    first_id.store(guid::unix_nanos(lease.not_before()), Relaxed);
     let clock = match leased(Arc::clone(&lease), builder.clone()).await {
         Ok(clock) => clock,
         Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),

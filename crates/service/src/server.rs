@@ -121,7 +121,9 @@ async fn serve(
     } = listeners;
     let binary = listen([flake, global, x], http.is_some())?;
     // Health checks answer from now on: not ready until serving.
-    let monitor = Monitor::start(metrics, http, &config)?;
+    // When the first id is expected, once the lease knows (Unix ns).
+    let first_id = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let monitor = Monitor::start(metrics, http, &config, Arc::clone(&first_id))?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
     let not_before = start_after(&config, checked.not_before, time.now());
     let horizon = open_horizon(&config, &*time, not_before)?;
@@ -138,7 +140,7 @@ async fn serve(
     // turned away at once. Shutdown ends the wait.
     #[cfg(feature = "lease")]
     let leasing = async {
-        let lease = crate::lease::clock(config.lease.as_ref(), config.layout, flake);
+        let lease = crate::lease::clock(config.lease.as_ref(), config.layout, flake, &first_id);
         tokio::select! {
             biased;
             () = &mut shutdown, if !stopped_early => None,
