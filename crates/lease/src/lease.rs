@@ -430,20 +430,26 @@ impl Holding {
     }
 
     /// Stores `horizon` as the fence, only if the claim is still this
-    /// holder's and the fence is as this holder last saw it.
+    /// holder's. A fence moved meanwhile by a write of this holder that
+    /// was given up on (a timeout under load) is lowered all the same:
+    /// the clocks have stopped, and no id of theirs is past `horizon`.
     async fn lower(&self, horizon: u64) -> Result<()> {
         let limit = self.timing.timeout;
-        let fence = match tokio::time::timeout(limit, self.fence.lock()).await {
-            Ok(fence) => *fence,
+        let mut fence = match tokio::time::timeout(limit, self.fence.lock()).await {
+            Ok(fence) => fence,
             Err(_) => return Err(Error::Timeout),
         };
-        if horizon >= fence.horizon {
-            return Ok(());
+        for _ in 0..FENCE_ATTEMPTS {
+            if horizon >= fence.horizon {
+                return Ok(());
+            }
+            match timed(limit, self.store.fence(&self.held, *fence, horizon)).await? {
+                FenceWrite::Stored(_) => return Ok(()),
+                FenceWrite::Moved(now) => *fence = now,
+                FenceWrite::Lost => return Err(Error::Lost),
+            }
         }
-        match timed(limit, self.store.fence(&self.held, fence, horizon)).await? {
-            FenceWrite::Stored(_) => Ok(()),
-            FenceWrite::Moved(_) | FenceWrite::Lost => Err(Error::Lost),
-        }
+        Err(Error::Timeout)
     }
 
     /// Frees the node id in the store.
