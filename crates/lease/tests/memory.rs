@@ -204,6 +204,18 @@ impl Store for Memory {
 
 const TTL: Duration = Duration::from_millis(800);
 
+/// A lease of node id 0 under `prefix`, and a flake clock of it.
+async fn holder(store: &Memory, prefix: &str) -> (NodeLease, kguid_lease::LeasedFlakeClock) {
+    let lease = NodeLease::acquire(store.clone(), prefix, 0..1, TTL)
+        .await
+        .unwrap();
+    let clock = lease
+        .flake_clock(flake::Clock::builder(Layout::NOEQD))
+        .await
+        .unwrap();
+    (lease, clock)
+}
+
 fn unix(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64
 }
@@ -373,13 +385,7 @@ async fn a_dropped_lease_expires_and_its_successor_starts_after_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn release_after_lowers_the_fence_to_the_last_id() {
     let store = Memory::default();
-    let lease = NodeLease::acquire(store.clone(), "r", 0..1, TTL)
-        .await
-        .unwrap();
-    let clock = lease
-        .flake_clock(flake::Clock::builder(Layout::NOEQD))
-        .await
-        .unwrap();
+    let (lease, clock) = holder(&store, "r").await;
     clock.next().unwrap();
     let last = clock.clock().last_time();
     assert!(unix(lease.horizon()) > unix(last));
@@ -492,13 +498,7 @@ async fn after_a_wipe_the_next_holder_waits_out_the_quiet_and_no_id_repeats() {
 async fn quick_hand_overs_keep_the_horizon_a_look_ahead_past_the_wall_clock() {
     let store = Memory::default();
     for _ in 0..4 {
-        let lease = NodeLease::acquire(store.clone(), "h", 0..1, TTL)
-            .await
-            .unwrap();
-        let clock = lease
-            .flake_clock(flake::Clock::builder(Layout::NOEQD))
-            .await
-            .unwrap();
+        let (lease, clock) = holder(&store, "h").await;
         clock.next().unwrap();
         let fenced = store.fence("h", 0).horizon;
         let bound = WallClock.now() + guid::nanos(TTL) + 50_000_000;
