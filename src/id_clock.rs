@@ -2,12 +2,10 @@
 //! fences its ids by time, a server that serves them.
 
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::health::Health;
-use crate::id::Id;
-use crate::layout::{SEQ_BITS, TICK_SHIFT};
 
 /// A clock that issues strictly increasing ids of one kind and can be
 /// built again to resume after a time.
@@ -47,7 +45,7 @@ pub trait IdClock: Send + Sync + Sized {
     /// builder's), issuing only ids later than every id at or before
     /// `not_before`. Fails if the node does not fit the ids, if
     /// `not_before` leaves no id to issue, or for an inverse clock, whose
-    /// ids decrease ([`ErrorKind::Inverse`]).
+    /// ids decrease ([`ErrorKind::Inverse`](crate::ErrorKind::Inverse)).
     fn resume(builder: Self::Builder, node: u64, not_before: SystemTime) -> Result<Self>;
 
     /// One new id, later than every id this clock issued before.
@@ -86,75 +84,6 @@ pub trait IdClock: Send + Sync + Sized {
     /// The node id stamped on the ids.
     fn node(&self) -> u64;
 }
-
-/// The 96-bit clocks of both generations: their global ids.
-macro_rules! global_id_clock {
-    ($clock:ty, $builder:ty, $guid:ty, $node:path) => {
-        impl IdClock for $clock {
-            type Id = $guid;
-            type Builder = $builder;
-
-            fn resume(builder: $builder, node: u64, not_before: SystemTime) -> Result<Self> {
-                let clock = $node(builder, node)?.not_before(not_before)?.build();
-                if clock.is_inverse() {
-                    return Err(Error::new(ErrorKind::Inverse));
-                }
-                Ok(clock)
-            }
-
-            #[inline]
-            fn issue(&self) -> Result<$guid> {
-                Ok(self.g())
-            }
-
-            #[inline]
-            fn issue_all(&self, ids: &mut [$guid]) -> Result<()> {
-                self.fill(ids);
-                Ok(())
-            }
-
-            fn time_of(&self, id: $guid) -> Result<SystemTime> {
-                Ok(UNIX_EPOCH + Duration::from_nanos(id.time()))
-            }
-
-            fn last_time(&self) -> SystemTime {
-                <$clock>::last_time(self)
-            }
-
-            fn reach(&self, n: usize) -> Duration {
-                Duration::from_nanos((((n as u64) >> SEQ_BITS) + 1) << TICK_SHIFT)
-            }
-
-            fn health(&self) -> Health {
-                <$clock>::health(self)
-            }
-
-            fn node(&self) -> u64 {
-                u64::from(<$clock>::node(self))
-            }
-        }
-    };
-}
-
-/// A v2 builder with `node`, which must fit the 32 bits global ids carry.
-fn v2_node(builder: crate::Builder, node: u64) -> Result<crate::Builder> {
-    let fits = u32::try_from(node).map_err(|_| {
-        Error::new(ErrorKind::Part {
-            name: "node",
-            value: node,
-            max: u32::MAX.into(),
-        })
-    })?;
-    Ok(builder.node(fits))
-}
-
-global_id_clock!(crate::Clock, crate::Builder, crate::Guid, v2_node);
-global_id_clock!(
-    crate::v3::Clock,
-    crate::v3::Builder,
-    crate::v3::Guid,
-    crate::v3::Builder::node
-);
 
 impl IdClock for crate::flake::Clock {
     type Id = u64;
@@ -204,8 +133,10 @@ impl IdClock for crate::flake::Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
     use crate::MockTime;
     use crate::flake::Layout;
+    use std::time::UNIX_EPOCH;
 
     const T0: u64 = 1_700_000_000_000_000_000;
 

@@ -66,7 +66,7 @@
 //! | the system clock jumps forward | ids follow it |
 //! | restart with the same node id | [`Builder::not_before`] / [`Builder::restore`] start past every earlier id |
 //! | inverse clock | the same, mirrored: ids strictly decrease |
-//! | the process forks | a random node is redrawn in the child; a chosen node refuses there ([`Clock`'s fork section](Clock#fork)) |
+//! | the process forks | a random node is redrawn in the child; a chosen node refuses there ([`Clock`'s fork section](clock::Clock#fork)) |
 //! | the end of the tick range (2554) | the clock refuses rather than wrap ([`Clock`'s panics section](Clock#panics)) |
 //!
 //! The Go library, whose sequence is a separate process-wide counter,
@@ -129,7 +129,7 @@ struct V3Doctests;
 extern crate alloc;
 
 #[cfg(feature = "std")]
-mod clock;
+pub mod clock;
 mod drift;
 mod encoding;
 mod error;
@@ -147,8 +147,6 @@ mod layout;
 mod local;
 #[cfg(feature = "std")]
 pub mod node;
-#[cfg(feature = "std")]
-mod sequence;
 #[cfg(feature = "std")]
 mod sync;
 #[cfg(feature = "std")]
@@ -195,11 +193,10 @@ pub use crate::local::Luid;
 pub use crate::time::CoarseClock;
 #[cfg(feature = "std")]
 pub use crate::{
-    clock::{Builder, Clock, Reserved},
+    clock::{Snapshot, g, l},
     fork::ForkGuard,
     health::Health,
     id_clock::IdClock,
-    sequence::Snapshot,
     ticker::Ticker,
     time::{MockTime, TimeSource, WallClock, nanos, unix_nanos},
 };
@@ -210,9 +207,29 @@ pub use crate::{
 /// In a forked child it draws a new random node before the child's first
 /// id; with `CONFIG_GUID_NODE_ID` set, its node was chosen, and using it in
 /// a child of a process that used it panics (see [`Clock`'s fork
-/// section](Clock#fork)).
+/// section](clock::Clock#fork)).
 #[cfg(feature = "std")]
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
 
+/// Makes v2 ids, [`Guid`] and [`Luid`]: [`clock::Clock`] of the
+/// [`V2`](clock::V2) generation. Its guarantees (threads, steps back,
+/// stalls, restarts, forks) are in [its table](clock::Clock).
+///
+/// ```
+/// use guid::Id;
+/// let clock = guid::Clock::builder().node(7).build();
+/// let (a, b) = (clock.g(), clock.g());
+/// assert!(a < b);
+/// assert_eq!(a.node(), 7);
+/// ```
 #[cfg(feature = "std")]
-crate::sequence::go_functions!(Clock, Guid, Luid);
+pub type Clock = clock::Clock<clock::V2>;
+
+/// Settings of a [`Clock`].
+#[cfg(feature = "std")]
+pub type Builder = clock::Builder<clock::V2>;
+
+/// Ids of a [`Clock`] handed out from blocks reserved at once, for one
+/// thread (see [`clock::Reserved`]).
+#[cfg(feature = "std")]
+pub type Reserved<'c> = clock::Reserved<'c, clock::V2>;

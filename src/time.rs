@@ -167,8 +167,9 @@ impl TimeSource for MockTime {
 
 /// Where a clock reads the time: the built-in clocks are called directly,
 /// any other source through a shared trait object.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) enum Source {
+    #[default]
     Wall,
     #[cfg(target_os = "linux")]
     Coarse,
@@ -189,6 +190,11 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
+    /// The process-wide [`Ticker`](crate::Ticker) of the wall clock.
+    pub(crate) fn ticker() -> Source {
+        Source::Ticked(crate::Ticker::wall())
+    }
+
     /// Unix nanoseconds.
     #[inline(always)]
     pub(crate) fn now(&self) -> u64 {
@@ -201,47 +207,6 @@ impl Source {
         }
     }
 }
-
-/// The builder methods that choose a clock's time source, for the
-/// builders of every clock (each keeps it in the field named by the
-/// argument, a path below `self`).
-macro_rules! source_methods {
-    ($($field:ident).+) => {
-        /// Reads time from `source` instead of the wall clock, through a
-        /// trait object (for the built-in clocks, [`Builder::wall`] and
-        /// [`Builder::coarse`] call them directly).
-        pub fn time(mut self, source: impl $crate::TimeSource + 'static) -> Builder {
-            self.$($field).+ = $crate::time::Source::Custom(::std::sync::Arc::new(source));
-            self
-        }
-
-        /// Reads time from the wall clock ([`WallClock`](crate::WallClock)),
-        /// the default.
-        pub fn wall(mut self) -> Builder {
-            self.$($field).+ = $crate::time::Source::Wall;
-            self
-        }
-
-        /// Reads time from the process-wide [`Ticker`](crate::Ticker) of
-        /// the wall clock: one atomic load instead of a clock read, for a
-        /// background thread that wakes every 64 µs while ids are asked
-        /// for and parks when they are not.
-        pub fn ticker(mut self) -> Builder {
-            self.$($field).+ = $crate::time::Source::Ticked($crate::Ticker::wall());
-            self
-        }
-
-        /// Reads time from the coarse wall clock
-        /// ([`CoarseClock`](crate::CoarseClock)): cheaper, older times.
-        #[cfg(target_os = "linux")]
-        pub fn coarse(mut self) -> Builder {
-            self.$($field).+ = $crate::time::Source::Coarse;
-            self
-        }
-    };
-}
-
-pub(crate) use source_methods;
 
 /// `t` as nanoseconds since the Unix epoch, the unit of [`TimeSource`]:
 /// 0 before the epoch, saturating at `u64::MAX` (in the year 2554).

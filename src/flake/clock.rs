@@ -3,13 +3,14 @@
 //! within a bound and waiting past it.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::layout::{Layout, check};
+use crate::clock::core::{Core, Units, UsedUp};
 use crate::error::{Error, ErrorKind, Result};
 use crate::health::{Health, Watch};
-use crate::sequence::{Core, Units, UsedUp};
-use crate::time::{Source, unix_nanos};
+use crate::time::{Source, TimeSource, unix_nanos};
 
 /// How far a clock's ids may run ahead of the latest time its source has
 /// shown (or its not-before bound) when the sequence overflows, unless set
@@ -231,7 +232,34 @@ impl Builder {
         self
     }
 
-    crate::time::source_methods!(source);
+    /// Reads time from `source` instead of the wall clock (as
+    /// [`crate::Builder::time`]).
+    pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
+        self.source = Source::Custom(Arc::new(source));
+        self
+    }
+
+    /// Reads time from the wall clock, the default (as
+    /// [`crate::Builder::wall`]).
+    pub fn wall(mut self) -> Builder {
+        self.source = Source::Wall;
+        self
+    }
+
+    /// Reads time from the process-wide [`Ticker`](crate::Ticker) (as
+    /// [`crate::Builder::ticker`]).
+    pub fn ticker(mut self) -> Builder {
+        self.source = Source::ticker();
+        self
+    }
+
+    /// Reads time from the coarse wall clock (as
+    /// [`crate::Builder::coarse`]).
+    #[cfg(target_os = "linux")]
+    pub fn coarse(mut self) -> Builder {
+        self.source = Source::Coarse;
+        self
+    }
 
     /// Issues only ids whose time unit is after the unit of `t`, whatever
     /// the source says: the restart guard for a process that kept its node

@@ -74,8 +74,6 @@
 //!   not offered, and its `WithCheckpoint`/`WithSeed` are
 //!   [`Clock::snapshot`]/[`Builder::restore`] on the same state word.
 
-#[cfg(feature = "std")]
-mod clock;
 mod drift;
 mod extended;
 mod global;
@@ -86,14 +84,56 @@ pub mod node;
 #[cfg(feature = "std")]
 use std::sync::LazyLock;
 
-#[cfg(feature = "std")]
-pub use self::clock::{Builder, Clock, Reserved};
 pub use self::drift::Drift;
 pub use self::extended::Xuid;
 pub use self::global::Guid;
 pub use self::local::Luid;
 #[cfg(feature = "std")]
-pub use crate::sequence::Snapshot;
+pub use crate::clock::{Snapshot, g, l};
+
+/// Makes v3 ids: [`clock::Clock`](crate::clock::Clock) of the [`V3`](crate::clock::V3)
+/// generation, with every guarantee of its table (lock-free, never a
+/// repeated id, steps back and stalls ride on the sequence, 16,384 ids in
+/// a tick borrow the next one, a forked child redraws a random node or
+/// refuses a chosen one, the end of the tick range refuses rather than
+/// wrap).
+///
+/// Where it follows Go v3 rather than this crate's v2 clock:
+///
+/// - the first id of a tick has sequence 1, as Go v3's `++V` gives (the
+///   v2 clock starts at 0; an id of sequence 0 still comes from a carry,
+///   as in Go), so its ids equal Go's for the same time readings;
+/// - the node has 58 bits: global ids carry its low 32, 128-bit ids all.
+///
+/// Its state is Go v3's checkpoint value `V`: a [`Snapshot`] restores a
+/// clock after a Go process's checkpoint and the other way round. Go's
+/// `WithCheckpoint` channel is [`snapshot`](crate::clock::Clock::snapshot),
+/// read when the caller likes; Go's `WithSeed(v)` is
+/// [`restore`](crate::clock::Builder::restore). Go's `Mock` clock, which
+/// gives one id forever, is not offered: compose ids instead.
+///
+/// ```
+/// use guid::{Id, MockTime};
+/// use guid::v3::{Clock, Drift};
+/// let time = MockTime::new(1_700_000_000_000_000_000);
+/// let clock = Clock::builder().node(0x84ea1453051caf)?.drift(Drift::DEFAULT).time(time.clone()).build();
+/// let (a, b) = (clock.g(), clock.x());
+/// assert_eq!((a.seq(), b.seq()), (1, 2)); // Go v3's sequence
+/// time.step_back(3_600_000_000_000);      // an hour back
+/// assert!(clock.g() > a);
+/// # Ok::<(), guid::Error>(())
+/// ```
+#[cfg(feature = "std")]
+pub type Clock = crate::clock::Clock<crate::clock::V3>;
+
+/// Settings of a v3 [`Clock`].
+#[cfg(feature = "std")]
+pub type Builder = crate::clock::Builder<crate::clock::V3>;
+
+/// Ids of a v3 [`Clock`] handed out from blocks reserved at once, for one
+/// thread (see [`crate::clock::Reserved`]).
+#[cfg(feature = "std")]
+pub type Reserved<'c> = crate::clock::Reserved<'c, crate::clock::V3>;
 
 /// The process-wide default v3 clock (Go v3's `guid.Clock`): the wall
 /// clock, the default drift (code 4), and the node named by
@@ -101,9 +141,6 @@ pub use crate::sequence::Snapshot;
 /// else 58 random bits. Forks are handled as by [`crate::CLOCK`].
 #[cfg(feature = "std")]
 pub static CLOCK: LazyLock<Clock> = LazyLock::new(|| Clock::builder().node_from_env().build());
-
-#[cfg(feature = "std")]
-crate::sequence::go_functions!(Clock, Guid, Luid);
 
 /// A new 128-bit id from `clock` (Go v3's `X`).
 #[cfg(feature = "std")]
