@@ -4,7 +4,7 @@ use crate::Id;
 use crate::drift::Drift;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Layout, Text};
+use crate::id::sealed::{Packing, Text};
 use crate::layout;
 use crate::local::Luid;
 
@@ -155,7 +155,7 @@ impl Id for Guid {
     }
 }
 
-impl Layout for Guid {
+impl Packing for Guid {
     const TEXT: Text = Text::Sortable { bits: 6 };
     const V3: bool = false;
     const NODE: u32 = layout::NODE_BITS_G;

@@ -10,7 +10,7 @@ use alloc::borrow::ToOwned;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use self::sealed::{Layout, Text};
+use self::sealed::{Packing, Text};
 use crate::encoding::{self, STRING_LEN};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout;
@@ -42,7 +42,7 @@ use crate::layout;
 ///
 /// Sealed: the crate's five types are all there are.
 pub trait Id:
-    sealed::Layout
+    sealed::Packing
     + Copy
     + Eq
     + Ord
@@ -69,7 +69,7 @@ pub trait Id:
     /// Bits of the value.
     const BITS: u32 = 8 * Self::BYTES as u32;
     /// Bits of the node: 32 (global), 58 (v3's 128-bit id) or 0 (local).
-    const NODE_BITS: u32 = <Self as sealed::Layout>::NODE;
+    const NODE_BITS: u32 = <Self as sealed::Packing>::NODE;
     /// Length of the text form (`Display`, [`encode`](Id::encode)): 16, or
     /// 36 for a UUID.
     const STRING_LEN: usize = match Self::TEXT {
@@ -334,7 +334,7 @@ pub(crate) mod sealed {
 
     /// Where an id's parts sit, which only the crate states: the trait
     /// cannot be implemented, nor its methods called, outside it.
-    pub trait Layout: Sized + Copy {
+    pub trait Packing: Sized + Copy {
         /// The text form.
         const TEXT: Text;
         /// Of the v3 generation: zero-padded base62, `epoch` reads the

@@ -8,7 +8,7 @@ use crate::drift::Drift;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::guid::Guid;
-use crate::id::sealed::{Layout, Text};
+use crate::id::sealed::{Packing, Text};
 use crate::layout;
 
 /// A 64-bit local id: drift, time and sequence, unique within one clock.
@@ -209,7 +209,7 @@ impl Id for Luid {
     }
 }
 
-impl Layout for Luid {
+impl Packing for Luid {
     const TEXT: Text = Text::Sortable { bits: 4 };
     const V3: bool = false;
     const NODE: u32 = 0;

@@ -26,7 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::error::{Error, ErrorKind, Result};
 use crate::health::{Health, Watch};
 use crate::id::Id;
-use crate::id::sealed::Layout as _;
+use crate::id::sealed::Packing as _;
 use crate::id_clock::IdClock;
 use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK, TICK_SHIFT};
 use crate::time::unix_nanos;

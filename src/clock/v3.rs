@@ -3,7 +3,7 @@
 
 use super::{Builder, Clock, Generation, sealed};
 use crate::error::Result;
-use crate::id::sealed::Layout as _;
+use crate::id::sealed::Packing as _;
 use crate::v3::{Drift, Guid, Luid, Xuid, node};
 
 /// The v3 generation (Go's fogfish/guid v3): [`Guid`], [`Luid`] and

@@ -10,7 +10,7 @@ use super::{Drift, Guid, Luid};
 use crate::Id;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Layout, Text};
+use crate::id::sealed::{Packing, Text};
 use crate::layout::{self, NODE_BITS_X};
 
 /// A v3 128-bit id (Go v3's `X`): an RFC 9562 UUIDv8 whose 122 bits of
@@ -207,7 +207,7 @@ impl Id for Xuid {
     }
 }
 
-impl Layout for Xuid {
+impl Packing for Xuid {
     const TEXT: Text = Text::Uuid;
     const V3: bool = true;
     const NODE: u32 = NODE_BITS_X;

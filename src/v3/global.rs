@@ -10,7 +10,7 @@ use super::{Drift, Luid};
 use crate::Id;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Layout, Text};
+use crate::id::sealed::{Packing, Text};
 use crate::layout::{self, NODE_BITS_G};
 
 /// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
@@ -220,7 +220,7 @@ impl Id for Guid {
     }
 }
 
-impl Layout for Guid {
+impl Packing for Guid {
     const TEXT: Text = Text::Sortable { bits: 6 };
     const V3: bool = true;
     const NODE: u32 = NODE_BITS_G;

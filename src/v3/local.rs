@@ -9,7 +9,7 @@ use super::{Drift, Guid, Xuid};
 use crate::Id;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Layout, Text};
+use crate::id::sealed::{Packing, Text};
 use crate::layout::{self, SEQ_MAX};
 
 /// A v3 64-bit local id (Go v3's `L`): drift, time and sequence, unique
@@ -183,7 +183,7 @@ impl Id for Luid {
     }
 }
 
-impl Layout for Luid {
+impl Packing for Luid {
     const TEXT: Text = Text::Sortable { bits: 4 };
     const V3: bool = true;
     const NODE: u32 = 0;
