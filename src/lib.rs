@@ -136,6 +136,8 @@ mod error;
 #[cfg(feature = "std")]
 pub mod flake;
 #[cfg(feature = "std")]
+pub mod horizon;
+#[cfg(feature = "std")]
 mod fork;
 mod guid;
 #[cfg(feature = "std")]
