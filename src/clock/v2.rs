@@ -28,6 +28,7 @@ impl sealed::Generation for V2 {
     fn env_node() -> Option<u64> {
         node::from_env().map(u64::from)
     }
+    #[inline]
     fn code(drift: Drift) -> u8 {
         drift.code()
     }

@@ -27,6 +27,7 @@ impl sealed::Generation for V3 {
     fn env_node() -> Option<u64> {
         node::from_env()
     }
+    #[inline]
     fn code(drift: Drift) -> u8 {
         drift.code()
     }
