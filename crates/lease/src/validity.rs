@@ -22,6 +22,7 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use guid::horizon::Rule;
 use guid::nanos;
 use tokio::sync::Notify;
 
@@ -44,8 +45,10 @@ pub(crate) struct Validity {
     /// Unix ns: the latest time a clock of this lease wanted near the horizon.
     wanted: AtomicU64,
     ended: AtomicU8,
-    /// How far ahead of the ids the horizon is kept.
-    ahead: u64,
+    /// How far ahead of the ids the horizon is kept, and when it moves: a
+    /// span of 0, for every id's own time is checked against the horizon
+    /// ([`Validity::check_time`]) before it goes out.
+    rule: Rule,
     /// Wakes the keep-alive task early when ids near the horizon.
     pub(crate) nudge: Notify,
     /// The process that holds the lease.
@@ -68,7 +71,7 @@ impl Validity {
             horizon: AtomicU64::new(horizon),
             wanted: AtomicU64::new(0),
             ended: AtomicU8::new(LIVE),
-            ahead: nanos(ahead),
+            rule: Rule::new(0, nanos(ahead)),
             nudge: Notify::new(),
             forks: guid::ForkGuard::new(),
         };
@@ -100,9 +103,8 @@ impl Validity {
     /// The horizon to ask for next: `ahead` past both `now` and the latest
     /// time a clock wanted, never below the one stored.
     pub(crate) fn next_horizon(&self, now: u64) -> u64 {
-        now.max(self.wanted.load(Relaxed))
-            .saturating_add(self.ahead)
-            .max(self.horizon())
+        self.rule
+            .next(self.horizon(), now.max(self.wanted.load(Relaxed)))
     }
 
     /// How much of the quiet is left, if any.
@@ -167,10 +169,10 @@ impl Validity {
     #[inline]
     pub(crate) fn check_time(&self, t: u64) -> Result<()> {
         let horizon = self.horizon();
-        if t > horizon.saturating_sub(self.ahead / 2) {
+        if self.rule.due(horizon, t) {
             self.want(t);
         }
-        if t > horizon {
+        if !self.rule.covers(horizon, t) {
             return Err(Error::Horizon);
         }
         Ok(())
@@ -249,5 +251,19 @@ mod tests {
         v.store_horizon(5); // a stale store never lowers it
         assert!(v.check_time(10_000_000_001).is_ok());
         assert_eq!(v.horizon(), 11_000_000_001);
+    }
+
+    /// An id within half the look-ahead of the horizon asks for a new one;
+    /// one before does not.
+    #[test]
+    fn ids_ask_for_more_from_half_the_look_ahead() {
+        let ahead = Duration::from_secs(1);
+        let now = Instant::now();
+        let v = Validity::new(now, now + ahead, 10_000_000_000, ahead);
+        assert!(v.check_time(9_500_000_000).is_ok());
+        assert_eq!(v.wanted.load(Relaxed), 0);
+        assert!(v.check_time(9_500_000_001).is_ok());
+        assert_eq!(v.wanted.load(Relaxed), 9_500_000_001);
+        assert_eq!(v.next_horizon(1_000), 10_500_000_001);
     }
 }
