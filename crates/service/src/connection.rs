@@ -15,46 +15,25 @@
 //! Memory freed by closed connections is given back to the system by
 //! [`give_back_memory`], from housekeeping (glibc keeps it otherwise).
 
-use guid::Id;
 use std::cell::RefCell;
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-use guid::{Guid, v3};
+use guid::{Id, v3};
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::busy_poll;
-use crate::clock::{FlakeClock, Refused};
+use crate::clock::FlakeClock;
 use crate::gate::{Seat, Waiting};
+use crate::issue::{IdKind, NotIssued, issue};
 use crate::protocol::MAX_IDS;
 use crate::session::{Close, Next, Session};
-use crate::shared::{AuthFailure, Closed, Counts, Kind, Phase, Shared, Source};
-
-/// Fills `ids` of `source` with `fill` once the horizon is moved past them,
-/// and appends their bytes to `out`.
-#[inline]
-fn issue<I: Id>(
-    shared: &Shared,
-    source: Source,
-    fill: impl FnOnce(&mut [I]),
-    ids: &mut [I],
-    out: &mut Vec<u8>,
-) -> Result<(), End> {
-    shared.guard(source).map_err(|_| End::Fault)?;
-    fill(ids);
-    for id in ids.iter() {
-        out.extend_from_slice(id.as_ref());
-    }
-    if let Some(last) = ids.last() {
-        shared.issued_at(source, last.time());
-    }
-    Ok(())
-}
+use crate::shared::{AuthFailure, Closed, Counts, Listener, Phase, Shared};
 
 /// Replies are written once this much is made.
 const FLUSH_AT: usize = 32 * 1024;
@@ -120,7 +99,7 @@ enum Step {
 /// current while the connection lasts, at a cost per read, not per id.
 struct Tally<'a> {
     counts: &'a Counts,
-    kind: Kind,
+    listener: Listener,
     ids: u64,
     requests: u64,
 }
@@ -131,7 +110,7 @@ impl Tally<'_> {
         if self.requests == 0 {
             return;
         }
-        let (c, k) = (self.counts, self.kind as usize);
+        let (c, k) = (self.counts, self.listener as usize);
         c.ids[k].fetch_add(std::mem::take(&mut self.ids), Relaxed);
         c.requests[k].fetch_add(std::mem::take(&mut self.requests), Relaxed);
     }
@@ -147,17 +126,17 @@ impl Drop for Tally<'_> {
 /// ends (a task aborted before it ran too), with the reason it ended.
 pub(crate) struct Open {
     shared: Arc<Shared>,
-    kind: Kind,
+    listener: Listener,
     /// Set when the connection ends by itself.
     closed: Option<Closed>,
 }
 
 impl Open {
-    pub(crate) fn new(shared: Arc<Shared>, kind: Kind) -> Open {
-        shared.counts.open[kind as usize].fetch_add(1, Relaxed);
+    pub(crate) fn new(shared: Arc<Shared>, listener: Listener) -> Open {
+        shared.counts.open[listener as usize].fetch_add(1, Relaxed);
         Open {
             shared,
-            kind,
+            listener,
             closed: None,
         }
     }
@@ -166,7 +145,7 @@ impl Open {
 impl Drop for Open {
     fn drop(&mut self) {
         let c = &self.shared.counts;
-        c.open[self.kind as usize].fetch_sub(1, Relaxed);
+        c.open[self.listener as usize].fetch_sub(1, Relaxed);
         // Not ended by itself: aborted at shutdown, or to make room in the
         // line of connections authenticating.
         let why = self.closed.unwrap_or_else(|| match self.shared.phase() {
@@ -223,7 +202,7 @@ pub(crate) async fn serve(
     accepted: Instant,
     mut stop: watch::Receiver<bool>,
 ) {
-    let (shared, kind) = (Arc::clone(&open.shared), open.kind);
+    let (shared, listener) = (Arc::clone(&open.shared), open.listener);
     busy_poll::watch(&stream);
     let (seat, waiting) = match entry {
         Entry::Seated(seat) => (Some(seat), None),
@@ -233,7 +212,7 @@ pub(crate) async fn serve(
         stream: &stream,
         shared: &shared,
         flake: shared.flake(),
-        kind,
+        ids: listener.ids(shared.global_v3),
         session: Session::new(shared.token.as_deref()),
         seat,
         waiting,
@@ -241,7 +220,7 @@ pub(crate) async fn serve(
         answered: 0,
         tally: Tally {
             counts: &shared.counts,
-            kind,
+            listener,
             ids: 0,
             requests: 0,
         },
@@ -416,7 +395,8 @@ struct Conn<'a> {
     /// The 64-bit clock when the connection opened: a connection never
     /// mixes the ids of two leases.
     flake: Arc<FlakeClock>,
-    kind: Kind,
+    /// The ids its listener serves (none: never a binary listener's).
+    ids: Option<IdKind>,
     session: Session<'a>,
     /// Held once served (at once without a token, else from its auth).
     seat: Option<Seat>,
@@ -458,15 +438,8 @@ impl Conn<'_> {
                     }
                     Next::Ids(n) => usize::from(n.get()),
                 };
-                if self.kind == Kind::Flake {
-                    let pace = self.flake.pace(n);
-                    if !pace.is_zero() {
-                        step = Step::Pace(pace); // answered after the wait
-                        break;
-                    }
-                }
-                if let Err(end) = self.reply(n, out) {
-                    step = Step::Close(end);
+                if let Err(stop) = self.reply(n, out) {
+                    step = stop;
                     break;
                 }
                 self.session.answered();
@@ -492,39 +465,18 @@ impl Conn<'_> {
         })
     }
 
-    /// Appends the ids of one request.
+    /// Appends the ids of one request; or what to do instead: wait for
+    /// the 64-bit clock's pace (answered after the wait), or close.
     #[inline]
-    fn reply(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), End> {
-        let shared = self.shared;
-        match self.kind {
-            Kind::Flake => {
-                shared.guard(Source::Flake).map_err(|_| End::Fault)?;
-                let mut ids = [0u64; MAX_IDS];
-                self.flake.fill(&mut ids[..n]).map_err(|r| match r {
-                    Refused::Clock => End::Fault,
-                    #[cfg(feature = "lease")]
-                    Refused::Lease => End::Lease,
-                })?;
-                shared.issued_flake(&self.flake);
-                for id in &ids[..n] {
-                    out.extend_from_slice(&id.to_be_bytes());
-                }
-            }
-            Kind::Global if shared.global_v3 => {
-                let ids = &mut [v3::Guid::MIN; MAX_IDS][..n];
-                issue(shared, Source::V3, |i| shared.v3.fill(i), ids, out)?;
-            }
-            Kind::Global => {
-                let ids = &mut [Guid::MIN; MAX_IDS][..n];
-                issue(shared, Source::V2, |i| shared.global.fill(i), ids, out)?;
-            }
-            Kind::X => {
-                let ids = &mut [v3::Xuid::MIN; MAX_IDS][..n];
-                issue(shared, Source::V3, |i| shared.v3.fill_x(i), ids, out)?;
-            }
-            // Never a binary connection's: HTTP is served apart.
-            Kind::Http => return Err(End::Fault),
-        }
+    fn reply(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), Step> {
+        // Never a binary connection's: HTTP is served apart.
+        let kind = self.ids.ok_or(Step::Close(End::Fault))?;
+        issue(self.shared, &self.flake, kind, n, out).map_err(|e| match e {
+            NotIssued::Pace(pace) => Step::Pace(pace),
+            NotIssued::Horizon | NotIssued::Clock => Step::Close(End::Fault),
+            #[cfg(feature = "lease")]
+            NotIssued::Lease => Step::Close(End::Lease),
+        })?;
         self.tally.ids += n as u64;
         self.tally.requests += 1;
         Ok(())

@@ -86,12 +86,11 @@ impl Housekeeping {
                 );
             }
         }
-        if self.saving.is_none() {
-            let t = shared.issued().max(shared.time.now());
-            if h.due(t) {
-                let h = Arc::clone(h);
-                self.saving = Some(tokio::task::spawn_blocking(move || h.reserve(t)));
-            }
+        if self.saving.is_none()
+            && let Some((h, t)) = shared.horizon_due()
+        {
+            let h = Arc::clone(h);
+            self.saving = Some(tokio::task::spawn_blocking(move || h.reserve(t)));
         }
     }
 

@@ -40,7 +40,7 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use guid::{Id, v3};
+use guid::Id;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -54,12 +54,12 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 use tracing::warn;
 
-use crate::clock::Refused;
 use crate::config::Config;
 use crate::error::Error;
+use crate::issue::{IdKind, NotIssued, Sink, issue};
 use crate::log::Recurring;
 use crate::metrics;
-use crate::shared::{Closed, Kind, Phase, Shared, Source};
+use crate::shared::{Closed, Listener, Phase, Shared};
 
 /// Connections open at once on `--metrics`.
 const MONITOR_CONNS: usize = 64;
@@ -339,7 +339,7 @@ struct Counted {
 
 impl Counted {
     fn new(shared: Arc<Shared>, activity: Arc<Activity>) -> Counted {
-        let k = Kind::Http as usize;
+        let k = Listener::Http as usize;
         shared.counts.accepted[k].fetch_add(1, Relaxed);
         shared.counts.open[k].fetch_add(1, Relaxed);
         Counted {
@@ -359,7 +359,7 @@ impl Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         let c = &self.shared.counts;
-        c.open[Kind::Http as usize].fetch_sub(1, Relaxed);
+        c.open[Listener::Http as usize].fetch_sub(1, Relaxed);
         c.close(match self.activity.evicted.load(Relaxed) {
             true => Closed::Evicted,
             false => self.closed,
@@ -627,19 +627,6 @@ fn authorized(request: &Request<Incoming>, context: &Context) -> bool {
     given.is_some_and(|given| crate::protocol::token_matches(given, token))
 }
 
-/// Which ids a request asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IdKind {
-    /// 64-bit flake ids, in decimal.
-    Flake,
-    /// Global ids of v2 or v3, as their sortable strings.
-    Global { v3: bool },
-    /// Local ids of v2 or v3, as their sortable strings.
-    Local { v3: bool },
-    /// v3's X ids, as UUID strings.
-    X,
-}
-
 /// `GET /ids`'s parameters: `kind` (`flake`, the default; `g`, `l`, `x`),
 /// `n` (1..=10000, default 1) and `v` (2, the default, or 3; for `g` and
 /// `l`, and `x`'s 3).
@@ -740,7 +727,7 @@ async fn ids(
     if let Err(why) = made {
         return unavailable(why);
     }
-    let k = Kind::Http as usize;
+    let k = Listener::Http as usize;
     shared.counts.ids[k].fetch_add(query.n as u64, Relaxed);
     shared.counts.requests[k].fetch_add(1, Relaxed);
     let r = Response::new(Full::new(Bytes::from(out)));
@@ -779,26 +766,21 @@ fn wants_text(request: &Request<Incoming>) -> bool {
 }
 
 /// Writes the ids `query` asks for to `out`, as JSON or lines; or why
-/// none could be made.
+/// none could be made. The 64-bit clock's pace (its cap, or a horizon
+/// being stored) is waited for, but with a lease never past the max lead.
 async fn make(
     shared: &Shared,
     query: Query,
     lines: bool,
     out: &mut Vec<u8>,
 ) -> Result<(), &'static str> {
-    let n = query.n;
+    let flake = shared.flake();
     let mut list = List::new(out, lines);
-    match query.kind {
-        IdKind::Flake => {
-            let flake = shared.flake();
-            // The layout's cap, or a horizon being stored: wait, but with
-            // a lease never past the max lead.
-            let asked = Instant::now();
-            loop {
-                let pace = flake.pace(n);
-                if pace.is_zero() {
-                    break;
-                }
+    let asked = Instant::now();
+    loop {
+        match issue(shared, &flake, query.kind, query.n, &mut list) {
+            Ok(()) => break,
+            Err(NotIssued::Pace(pace)) => {
                 // Measured, not summed: each nap lasts longer than asked.
                 let waited = asked.elapsed() + pace;
                 if flake.max_wait().is_some_and(|max| waited > max) {
@@ -806,67 +788,32 @@ async fn make(
                 }
                 tokio::time::sleep(pace).await;
             }
-            shared.guard(Source::Flake).map_err(|_| SAVE_FAILED)?;
-            let mut ids = vec![0u64; n];
-            flake.fill(&mut ids).map_err(|r| match r {
-                Refused::Clock => "the 64-bit clock cannot make ids",
-                #[cfg(feature = "lease")]
-                Refused::Lease => "the node id's lease is not confirmed",
-            })?;
-            shared.issued_flake(&flake);
-            let mut buf = itoa::Buffer::new();
-            for id in ids {
-                list.push(buf.format(id));
-            }
-        }
-        IdKind::Global { v3: false } => {
-            issue(shared, Source::V2, |i| shared.global.fill(i), n, &mut list)?;
-        }
-        IdKind::Global { v3: true } => {
-            issue(shared, Source::V3, |i| shared.v3.fill(i), n, &mut list)?;
-        }
-        IdKind::Local { v3: false } => {
-            issue(
-                shared,
-                Source::V2,
-                |i| shared.global.fill_l(i),
-                n,
-                &mut list,
-            )?;
-        }
-        IdKind::Local { v3: true } => {
-            issue(shared, Source::V3, |i| shared.v3.fill_l(i), n, &mut list)?;
-        }
-        IdKind::X => {
-            issue::<v3::Xuid>(shared, Source::V3, |i| shared.v3.fill_x(i), n, &mut list)?;
+            Err(NotIssued::Horizon) => return Err("the state file could not be saved"),
+            Err(NotIssued::Clock) => return Err("the 64-bit clock cannot make ids"),
+            #[cfg(feature = "lease")]
+            Err(NotIssued::Lease) => return Err("the node id's lease is not confirmed"),
         }
     }
     list.end();
     Ok(())
 }
 
-const SAVE_FAILED: &str = "the state file could not be saved";
+/// `GET /ids`'s answer: 64-bit ids in decimal, the others as their
+/// strings (sortable, or UUIDs for X ids).
+impl Sink for List<'_> {
+    fn flake(&mut self, ids: &[u64]) {
+        let mut buf = itoa::Buffer::new();
+        for &id in ids {
+            self.push(buf.format(id));
+        }
+    }
 
-/// Makes `n` ids of `source` with `fill`, once the horizon is past them,
-/// and lists their strings.
-fn issue<I: Id>(
-    shared: &Shared,
-    source: Source,
-    fill: impl FnOnce(&mut [I]),
-    n: usize,
-    list: &mut List<'_>,
-) -> Result<(), &'static str> {
-    shared.guard(source).map_err(|_| SAVE_FAILED)?;
-    let mut ids = vec![I::MIN; n];
-    fill(&mut ids);
-    if let Some(last) = ids.last() {
-        shared.issued_at(source, last.time());
+    fn ids<I: Id>(&mut self, ids: &[I]) {
+        let mut buf = [0u8; 36];
+        for &id in ids {
+            self.push(id.encode(&mut buf));
+        }
     }
-    let mut buf = [0u8; 36];
-    for id in ids {
-        list.push(id.encode(&mut buf));
-    }
-    Ok(())
 }
 
 /// Ids written as a JSON array of strings or as lines.

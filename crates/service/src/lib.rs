@@ -37,6 +37,8 @@
 #[cfg(feature = "cli")]
 mod args;
 #[cfg(feature = "server")]
+mod bounds;
+#[cfg(feature = "server")]
 mod busy_poll;
 mod client;
 #[cfg(feature = "server")]
@@ -57,6 +59,8 @@ mod horizon;
 mod housekeeping;
 #[cfg(feature = "server")]
 mod http;
+#[cfg(feature = "server")]
+mod issue;
 #[cfg(feature = "lease")]
 mod lease;
 #[cfg(feature = "server")]

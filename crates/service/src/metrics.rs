@@ -21,7 +21,8 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::shared::{AuthFailure, Closed, KINDS, Kind, Shared, Source};
+use crate::issue::IdKind;
+use crate::shared::{AuthFailure, Closed, LISTENERS, Listener, Shared};
 
 /// The Content-Type of [`encode`]'s text.
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -83,8 +84,8 @@ impl Collector for Service {
     fn encode(&self, mut e: DescriptorEncoder) -> fmt::Result {
         let shared = &*self.0;
         let c = &shared.counts;
-        let per_listener = |a: &[std::sync::atomic::AtomicU64; KINDS]| {
-            Kind::ALL.map(|k| (k.name(), a[k as usize].load(Relaxed)))
+        let per_listener = |a: &[std::sync::atomic::AtomicU64; LISTENERS]| {
+            Listener::ALL.map(|l| (l.name(), a[l as usize].load(Relaxed)))
         };
         counters(
             &mut e,
@@ -171,7 +172,7 @@ impl Collector for Service {
 
 /// The health of both clocks, labelled `clock`.
 fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
-    let health = Source::ALL.map(|s| (s.name(), shared.health(s)));
+    let health = IdKind::BY_CLOCK.map(|k| (k.clock_name(), shared.health(k)));
     let of = |f: fn(&Health) -> u64| health.map(|(k, h)| (k, f(&h)));
     let secs = |f: fn(&Health) -> Duration| health.map(|(k, h)| (k, f(&h).as_secs_f64()));
     counters(
@@ -202,7 +203,7 @@ fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         "How far the last id's time is ahead of the time source now.",
         Some(&Unit::Seconds),
         "clock",
-        &Source::ALL.map(|s| (s.name(), shared.lead(s).as_secs_f64())),
+        &IdKind::BY_CLOCK.map(|k| (k.clock_name(), shared.lead(k).as_secs_f64())),
     )?;
     gauges(
         e,

@@ -7,9 +7,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::task::Poll;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use guid::flake;
 use guid::{TimeSource, WallClock};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -17,15 +16,15 @@ use tokio::task::JoinSet;
 
 use tracing::{info, warn};
 
+use crate::bounds;
 use crate::busy_poll::{self, BusyPoll};
 use crate::config::{Config, Listeners};
 use crate::connection::{self, Entry, Open};
 use crate::error::Error;
-use crate::horizon::{self, Horizon};
 use crate::housekeeping::Housekeeping;
 use crate::http::Monitor;
 use crate::log::{Recurring, describe};
-use crate::shared::{Closed, Kind, Phase, Report, Shared};
+use crate::shared::{Closed, Listener, Phase, Report, Shared};
 use crate::start;
 
 /// Serves ids on `listeners` until `shutdown` completes, then stops
@@ -125,9 +124,9 @@ async fn serve(
     let first_id = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let monitor = Monitor::start(metrics, http, &config, Arc::clone(&first_id))?;
     let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
-    let not_before = start_after(&config, checked.not_before, time.now());
-    let horizon = open_horizon(&config, &*time, not_before)?;
-    let (flake, global, v3) = clocks(&config, &time, horizon.as_ref(), not_before)?;
+    let not_before = bounds::start_after(&config, checked.not_before, time.now());
+    let horizon = bounds::open_horizon(&config, &*time, not_before)?;
+    let (flake, global, v3) = bounds::clocks(&config, &time, horizon.as_ref(), not_before)?;
 
     // Polled once now, so that the signal handlers it installs are in
     // place before the node id is leased (which may take a store's quiet)
@@ -207,23 +206,10 @@ async fn serve(
     result
 }
 
-/// The time this run's ids start after (Unix ns): the later of `-t` and
-/// the state file's horizon (`checked`). When neither a state file nor a
-/// lease says where the previous run's ids ended, they may have run up to
-/// its max lead past its last moment, which is before `now`: so after
-/// `now` plus the max lead.
-fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
-    let told = checked.is_some() || config.lease.is_some();
-    if told {
-        return checked;
-    }
-    Some(now.saturating_add(guid::nanos(config.max_lead)))
-}
-
 /// Runs `work` while closing every connection to the binary listeners as
 /// it arrives, so that clients go to another server at once rather than
 /// wait in the listen queue; returns its result and the connections
-/// closed, by [`Kind`].
+/// closed, by [`Listener`].
 async fn refusing<T>(
     listeners: &[Option<TcpListener>; 3],
     work: impl Future<Output = T>,
@@ -235,8 +221,8 @@ async fn refusing<T>(
             biased;
             done = &mut work => return (done, turned_away),
             r = accept_any(listeners) => {
-                if let Ok((stream, kind)) = r {
-                    turned_away[kind as usize] += 1;
+                if let Ok((stream, listener)) = r {
+                    turned_away[listener as usize] += 1;
                     drop(stream);
                 }
             }
@@ -244,7 +230,7 @@ async fn refusing<T>(
     }
 }
 
-/// The binary id listeners on the runtime, by [`Kind`]; at least one id
+/// The binary id listeners on the runtime, by [`Listener`]; at least one id
 /// listener, binary or `http`, is needed.
 fn listen(
     listeners: [Option<std::net::TcpListener>; 3],
@@ -270,73 +256,11 @@ fn tokio_listener(l: Option<std::net::TcpListener>) -> Result<Option<TcpListener
         .map_err(|e| Error::io("listen", e))
 }
 
-/// Restart safety: with a state file, a horizon reserved past the start
-/// (the later of now and the start bound, checked already) before the
-/// first id.
-fn open_horizon(
-    config: &Config,
-    time: &dyn TimeSource,
-    not_before: Option<u64>,
-) -> Result<Option<Arc<Horizon>>, Error> {
-    let Some(path) = &config.state else {
-        return Ok(None);
-    };
-    let from = time.now().max(not_before.unwrap_or(0));
-    let horizon = Horizon::create(
-        path.clone(),
-        from,
-        horizon::span(config.layout),
-        guid::nanos(config.reserve),
-    )?;
-    Ok(Some(Arc::new(horizon)))
-}
-
-/// The builder of the 64-bit clock (whose node id may yet be leased) and
-/// the 96-bit clocks of v2 and v3: all read the time capped below the
-/// horizon if there is one, and start after `not_before` (Unix ns).
-fn clocks(
-    config: &Config,
-    time: &Arc<dyn TimeSource>,
-    horizon: Option<&Arc<Horizon>>,
-    not_before: Option<u64>,
-) -> Result<(flake::Builder, guid::Clock, guid::v3::Clock), Error> {
-    let source: Option<Arc<dyn TimeSource>> = match (horizon, &config.time) {
-        (Some(h), _) => {
-            let (h, time) = (Arc::clone(h), Arc::clone(time));
-            Some(Arc::new(move || time.now().min(h.cap())))
-        }
-        (None, Some(_)) => Some(Arc::clone(time)),
-        (None, None) => None,
-    };
-    let mut fb = flake::Clock::builder(config.layout)
-        .node(config.node)
-        .max_lead(config.max_lead);
-    let mut gb = guid::Clock::builder().node_from_env();
-    let mut vb = guid::v3::Clock::builder().node_from_env();
-    if let Some(node) = config.global_node {
-        gb = gb.node(node);
-        vb = vb.node(node.into())?;
-    }
-    if let Some(source) = source {
-        let (a, b, c) = (Arc::clone(&source), Arc::clone(&source), source);
-        fb = fb.time(move || a.now());
-        gb = gb.time(move || b.now());
-        vb = vb.time(move || c.now());
-    }
-    if let Some(ns) = not_before {
-        let t = UNIX_EPOCH + Duration::from_nanos(ns);
-        fb = fb.not_before(t);
-        gb = gb.not_before(t)?;
-        vb = vb.not_before(t)?;
-    }
-    Ok((fb, gb.build(), vb.build()))
-}
-
 /// The accept loop: the listeners, the connections it started, and what it
 /// counts itself.
 struct Server {
     shared: Arc<Shared>,
-    /// The binary listeners, by [`Kind`].
+    /// The binary listeners, by [`Listener`].
     listeners: [Option<TcpListener>; 3],
     tasks: JoinSet<()>,
     /// Set at shutdown: connections finish the replies they read, then close.
@@ -380,9 +304,9 @@ impl Server {
                 }
             };
             match accepted {
-                Ok((stream, kind)) => {
+                Ok((stream, listener)) => {
                     backoff = Duration::ZERO;
-                    self.start(stream, kind);
+                    self.start(stream, listener);
                 }
                 Err(e) => {
                     self.failed(&e);
@@ -427,8 +351,7 @@ impl Server {
         // Measured on the runtime's clock, so that a time source that does
         // not move (a test's) cannot keep the server from starting.
         let end = tokio::time::Instant::now() + left;
-        let hold = shared.flake().max_lead();
-        let refuse_until = end.checked_sub(hold).unwrap_or(end);
+        let refuse_until = bounds::turn_away_until(end, shared.flake().max_lead());
         // A timer already due fires only at the next tick: no refusal
         // then, for connections that came in meanwhile are to be served.
         if tokio::time::Instant::now() < refuse_until {
@@ -455,16 +378,16 @@ impl Server {
 
     /// Serves a new connection: at once in a seat without a token, in the
     /// line of those authenticating with one, or not at all at the cap.
-    fn start(&mut self, stream: TcpStream, kind: Kind) {
+    fn start(&mut self, stream: TcpStream, listener: Listener) {
         let accepted = tokio::time::Instant::now();
         let stopping = self.stopping();
         let (shared, tasks) = (&self.shared, &mut self.tasks);
-        shared.counts.accepted[kind as usize].fetch_add(1, Relaxed);
+        shared.counts.accepted[listener as usize].fetch_add(1, Relaxed);
         // Replies are whole: send each at once.
         let _ = stream.set_nodelay(true);
         let peer = stream.peer_addr().ok().map(|a| a.ip());
         let start = |entry| {
-            let open = Open::new(Arc::clone(shared), kind);
+            let open = Open::new(Arc::clone(shared), listener);
             tasks.spawn(connection::serve(stream, open, entry, accepted, stopping))
         };
         if shared.token.is_some() {
@@ -519,15 +442,7 @@ impl Server {
         // last one saved.
         let quiet = shared.turns_done(grace).await;
         self.housekeeping.finish().await;
-        let mut result = Ok(());
-        if let Some(h) = &shared.horizon {
-            // The last id issued, not a bound of a clock that issued none;
-            // with HTTP requests still making ids, the horizon they hold.
-            let last = if quiet { shared.issued() } else { h.saved() };
-            if let Err(e) = h.finish(last) {
-                result = Err(Error::io(format!("save {}", h.path().display()), e));
-            }
-        }
+        let result = shared.finish_horizon(quiet);
         let report = shared.report();
         log_totals(&report);
         result.map(|()| report)
@@ -541,13 +456,13 @@ async fn accept(l: &Option<TcpListener>) -> io::Result<TcpStream> {
     }
 }
 
-/// The next connection of any binary listener, with its kind.
-async fn accept_any(listeners: &[Option<TcpListener>; 3]) -> io::Result<(TcpStream, Kind)> {
+/// The next connection of any binary listener, with its listener.
+async fn accept_any(listeners: &[Option<TcpListener>; 3]) -> io::Result<(TcpStream, Listener)> {
     let [flake, global, x] = listeners;
     tokio::select! {
-        r = accept(flake) => r.map(|s| (s, Kind::Flake)),
-        r = accept(global) => r.map(|s| (s, Kind::Global)),
-        r = accept(x) => r.map(|s| (s, Kind::X)),
+        r = accept(flake) => r.map(|s| (s, Listener::Flake)),
+        r = accept(global) => r.map(|s| (s, Listener::Global)),
+        r = accept(x) => r.map(|s| (s, Listener::X)),
     }
 }
 

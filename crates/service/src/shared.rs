@@ -1,19 +1,18 @@
 //! What every connection shares: the clocks, the horizon, the token, the
 //! gate of seats and the counts, and the [`Report`] made from them.
 
-use std::io;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use guid::flake;
-use guid::{Health, IdClock, TimeSource};
+use guid::{Health, TimeSource};
 
 use crate::clock::FlakeClock;
 use crate::config::Config;
 use crate::gate::Gate;
 use crate::horizon::Horizon;
+use crate::issue::{CLOCKS, IdKind};
 
 /// What a server did, returned when it stops.
 #[derive(Clone, Debug, Default)]
@@ -53,9 +52,10 @@ pub struct Report {
     pub v3_health: Health,
 }
 
-/// Which ids a listener serves.
+/// Which listener a connection came on: what connections, requests and
+/// ids are counted by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum Listener {
     /// 64-bit flake ids, 8 bytes.
     Flake = 0,
     /// 96-bit global ids (v2, or v3 with [`Config::v3`]), 12 bytes.
@@ -66,44 +66,35 @@ pub(crate) enum Kind {
     Http = 3,
 }
 
-/// How many kinds of listener there are.
-pub(crate) const KINDS: usize = 4;
+/// How many listeners there are.
+pub(crate) const LISTENERS: usize = 4;
 
-impl Kind {
-    pub(crate) const ALL: [Kind; KINDS] = [Kind::Flake, Kind::Global, Kind::X, Kind::Http];
+impl Listener {
+    pub(crate) const ALL: [Listener; LISTENERS] = [
+        Listener::Flake,
+        Listener::Global,
+        Listener::X,
+        Listener::Http,
+    ];
+
+    /// The ids it serves, with the 96-bit ones of v3 if `global_v3`;
+    /// none for HTTP, whose requests name their kind.
+    pub(crate) fn ids(self, global_v3: bool) -> Option<IdKind> {
+        match self {
+            Listener::Flake => Some(IdKind::Flake),
+            Listener::Global => Some(IdKind::Global { v3: global_v3 }),
+            Listener::X => Some(IdKind::X),
+            Listener::Http => None,
+        }
+    }
 
     /// Its name in metrics and logs.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Kind::Flake => "flake",
-            Kind::Global => "global",
-            Kind::X => "x",
-            Kind::Http => "http",
-        }
-    }
-}
-
-/// The clocks of a server: each keeps the time of its last id for the
-/// horizon and the lead.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Source {
-    /// The 64-bit clock.
-    Flake = 0,
-    /// v2's 96-bit clock.
-    V2 = 1,
-    /// v3's clock, of global, local and X ids.
-    V3 = 2,
-}
-
-impl Source {
-    pub(crate) const ALL: [Source; 3] = [Source::Flake, Source::V2, Source::V3];
-
-    /// Its name in metrics (the `clock` label).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Source::Flake => "flake",
-            Source::V2 => "global",
-            Source::V3 => "v3",
+            Listener::Flake => "flake",
+            Listener::Global => "global",
+            Listener::X => "x",
+            Listener::Http => "http",
         }
     }
 }
@@ -203,14 +194,14 @@ impl AuthFailure {
 /// takes no lock to count.
 #[derive(Default)]
 pub(crate) struct Counts {
-    /// Ids sent, by [`Kind`].
-    pub(crate) ids: [AtomicU64; KINDS],
-    /// Requests answered, by [`Kind`].
-    pub(crate) requests: [AtomicU64; KINDS],
-    /// Connections accepted, by [`Kind`].
-    pub(crate) accepted: [AtomicU64; KINDS],
-    /// Connections open now (served or authenticating), by [`Kind`].
-    pub(crate) open: [AtomicU64; KINDS],
+    /// Ids sent, by [`Listener`].
+    pub(crate) ids: [AtomicU64; LISTENERS],
+    /// Requests answered, by [`Listener`].
+    pub(crate) requests: [AtomicU64; LISTENERS],
+    /// Connections accepted, by [`Listener`].
+    pub(crate) accepted: [AtomicU64; LISTENERS],
+    /// Connections open now (served or authenticating), by [`Listener`].
+    pub(crate) open: [AtomicU64; LISTENERS],
     /// Connections closed, by [`Closed`].
     pub(crate) closed: [AtomicU64; Closed::ALL.len()],
     /// Failed authentications, by [`AuthFailure`].
@@ -224,7 +215,7 @@ impl Counts {
         self.closed[why as usize].fetch_add(1, Relaxed);
     }
 
-    /// Counts connections to the binary listeners, by [`Kind`], closed at
+    /// Counts connections to the binary listeners, by [`Listener`], closed at
     /// once while the server could not serve yet.
     pub(crate) fn turned_away(&self, by_kind: [u64; 3]) {
         for (accepted, n) in self.accepted.iter().zip(by_kind) {
@@ -265,10 +256,10 @@ pub(crate) struct Shared {
     pub(crate) v3: guid::v3::Clock,
     /// Whether the 96-bit listener serves v3's global ids.
     pub(crate) global_v3: bool,
-    /// The time of the last id of each [`Source`] (Unix ns), for the
-    /// horizon: unlike a clock's own last time, never a bound no id was
-    /// issued at.
-    last: [AtomicU64; 3],
+    /// The time of the last id of each clock (Unix ns, by
+    /// [`IdKind::clock`]), for the horizon: unlike a clock's own last
+    /// time, never a bound no id was issued at.
+    pub(crate) last: [AtomicU64; CLOCKS],
     pub(crate) token: Option<Box<[u8]>>,
     /// Deadline of the whole auth frame, from accept.
     pub(crate) auth_timeout: Duration,
@@ -307,7 +298,7 @@ impl Shared {
             global,
             v3,
             global_v3: config.v3,
-            last: [(); 3].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
+            last: [(); CLOCKS].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
             token,
             auth_timeout: config.auth_timeout,
             gate: Arc::new(Gate::new(config.max_conns, config.max_unauthed)),
@@ -382,22 +373,12 @@ impl Shared {
         true
     }
 
-    /// Where the clocks start (Unix ns): the later of their bounds (`-t`,
-    /// the state file, the margin of a start without either, a lease's
-    /// fence), as the clocks themselves hold them.
-    pub(crate) fn start_bound(&self) -> u64 {
-        let flake = guid::unix_nanos(self.flake().last_time());
-        flake
-            .max(guid::unix_nanos(IdClock::last_time(&self.global)))
-            .max(guid::unix_nanos(IdClock::last_time(&self.v3)))
-    }
-
     /// The rare events of a clock.
-    pub(crate) fn health(&self, source: Source) -> Health {
-        match source {
-            Source::Flake => self.flake_health(),
-            Source::V2 => self.global.health(),
-            Source::V3 => self.v3.health(),
+    pub(crate) fn health(&self, kind: IdKind) -> Health {
+        match kind.clock() {
+            0 => self.flake_health(),
+            1 => self.global.health(),
+            _ => self.v3.health(),
         }
     }
 
@@ -437,68 +418,17 @@ impl Shared {
         starting
     }
 
-    /// How far the last id of `source` is ahead of the time source now.
-    pub(crate) fn lead(&self, source: Source) -> Duration {
-        Duration::from_nanos(self.next_from(source).saturating_sub(self.time.now()))
-    }
-
-    /// Moves the horizon on, fsynced, if the next reply of `source` could
-    /// pass it.
-    #[inline]
-    pub(crate) fn guard(&self, source: Source) -> io::Result<()> {
-        let Some(horizon) = &self.horizon else {
-            return Ok(());
-        };
-        let t = self.next_from(source).max(self.time.now());
-        if horizon.needs(t) {
-            horizon.reserve(t)?;
-        }
-        Ok(())
-    }
-
-    /// Where the next ids of `source` start, Unix ns: the last id, or a
-    /// bound the clock starts after.
-    fn next_from(&self, source: Source) -> u64 {
-        match source {
-            Source::Flake => guid::unix_nanos(self.flake().last_time()),
-            _ => self.last[source as usize].load(Relaxed),
-        }
-    }
-
-    /// The time of the last id issued of any kind (or of the start bound),
-    /// Unix ns: what the horizon must cover, and nothing else.
-    pub(crate) fn issued(&self) -> u64 {
-        self.last.iter().map(|t| t.load(Relaxed)).max().unwrap_or(0)
-    }
-
-    /// Records ids of `source` sent up to Unix ns `t`.
-    #[inline]
-    pub(crate) fn issued_at(&self, source: Source, t: u64) {
-        let last = &self.last[source as usize];
-        // The 64-bit clock's time moves once per unit: skip the locked
-        // write for every other reply.
-        if t > last.load(Relaxed) {
-            last.fetch_max(t, Relaxed);
-        }
-    }
-
-    /// Records 64-bit ids up to the time of `clock`'s last id.
-    #[inline]
-    pub(crate) fn issued_flake(&self, clock: &flake::Clock) {
-        self.issued_at(Source::Flake, guid::unix_nanos(clock.last_time()));
-    }
-
     /// What the server did so far.
     pub(crate) fn report(&self) -> Report {
         let c = &self.counts;
-        let all = |a: &[AtomicU64; KINDS]| a.iter().map(|n| n.load(Relaxed)).sum();
-        let ids = |k: Kind| c.ids[k as usize].load(Relaxed);
+        let all = |a: &[AtomicU64; LISTENERS]| a.iter().map(|n| n.load(Relaxed)).sum();
+        let ids = |l: Listener| c.ids[l as usize].load(Relaxed);
         Report {
             connections: all(&c.accepted),
-            ids: ids(Kind::Flake),
-            global_ids: ids(Kind::Global),
-            x_ids: ids(Kind::X),
-            http_ids: ids(Kind::Http),
+            ids: ids(Listener::Flake),
+            global_ids: ids(Listener::Global),
+            x_ids: ids(Listener::X),
+            http_ids: ids(Listener::Http),
             requests: all(&c.requests),
             rejected: c.closed(Closed::Cap),
             auth_failures: c.auth_failures(),

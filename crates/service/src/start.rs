@@ -1,34 +1,14 @@
 //! The start: every setting checked before a listener opens, and the time
-//! the clocks start after. A setting the service could not honour is
-//! refused here, not found out by the first client.
+//! the clocks start after (the [`bounds`](crate::bounds) of the time). A
+//! setting the service could not honour is refused here, not found out by
+//! the first client.
 
-use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use guid::{TimeSource, WallClock};
 
-use guid::flake::Layout;
-use guid::{TimeSource, WallClock, unix_nanos};
-
+use crate::bounds::{self, Start};
 use crate::config::{Config, LeaseStore};
 use crate::error::Error;
-use crate::horizon::{self, Horizon};
 use crate::protocol::MAX_TOKEN;
-
-/// Where the clocks start.
-#[derive(Debug)]
-pub(crate) struct Start {
-    /// No id at or before this time (Unix ns): the later of `-t` and the
-    /// state file's horizon.
-    pub(crate) not_before: Option<u64>,
-}
-
-const NS_PER_MS: u128 = 1_000_000;
-
-/// The earliest `-t` taken, Unix ns (2001-09-09): a smaller value is
-/// seconds or a typo, and would guard nothing.
-const MIN_T_NS: u64 = 1_000_000_000_000 * 1_000_000;
-
-/// How far ahead of now `-t` may be: the server issues no id until then.
-const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
 
 impl Config {
     /// Checks every setting as [`run`](crate::run) does before it serves,
@@ -50,54 +30,7 @@ pub(crate) fn check(config: &Config, http: bool) -> Result<Start, Error> {
     };
     built(config)?;
     limits(config, http)?;
-    let range = Range::new(config);
-    range.check_now(now)?;
-    let flag_t = match config.not_before {
-        Some(t) => Some(range.check_t(t, now)?),
-        None => None,
-    };
-    let saved = match &config.state {
-        Some(path) => {
-            // The file is judged before anything is created next to it.
-            if let Some(ns) = Horizon::load(path)? {
-                range.check_state(path, ns)?;
-            }
-            check_dir(path)?;
-            horizon::lock(path)?;
-            // Read again under the lock: a server that held it until now
-            // may have moved the horizon on since.
-            match Horizon::load(path)? {
-                Some(ns) => Some(range.check_state(path, ns)?),
-                None => None,
-            }
-        }
-        None => None,
-    };
-    Ok(Start {
-        not_before: flag_t.max(saved),
-    })
-}
-
-/// The state file's directory must be there, and files can be created in
-/// it and removed, as every save does: tried with a save's own temporary
-/// file, so that a directory the server cannot write is refused before
-/// listening rather than found out by the first save.
-fn check_dir(path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let why = match dir.is_dir() {
-        false => format!("no directory {} to keep it in", dir.display()),
-        true => match horizon::try_write(path) {
-            Ok(()) => return Ok(()),
-            Err(e) => format!("cannot write in {}: {e}", dir.display()),
-        },
-    };
-    Err(Error::State {
-        path: path.to_owned(),
-        why,
-    })
+    bounds::start(config, now)
 }
 
 /// Settings that need a feature this build does not have.
@@ -151,151 +84,12 @@ fn limits(config: &Config, http: bool) -> Result<(), Error> {
     crate::rlimit::check(config, http)
 }
 
-/// What the 64-bit layout can represent, in Unix ns (u128: a layout may
-/// end centuries past what u64 nanoseconds hold).
-struct Range {
-    layout: Layout,
-    epoch: u128,
-    /// The start of the layout's last unit: a clock must start before it.
-    last: u128,
-    /// How far past its start a clock's ids and horizon may run: the max
-    /// lead, and the state file's reserve when there is one.
-    reach: u128,
-    max_lead: Duration,
-    ahead: Duration,
-}
-
-impl Range {
-    fn new(config: &Config) -> Range {
-        let layout = config.layout;
-        let epoch = u128::from(unix_nanos(layout.epoch()));
-        let ahead = match config.state {
-            Some(_) => {
-                let reserve = guid::nanos(config.reserve);
-                Duration::from_nanos(horizon::ahead(horizon::span(layout), reserve))
-            }
-            None => Duration::ZERO,
-        };
-        Range {
-            layout,
-            epoch,
-            last: epoch + u128::from(layout.max_time()) * layout.unit().as_nanos(),
-            reach: config.max_lead.as_nanos() + ahead.as_nanos(),
-            max_lead: config.max_lead,
-            ahead,
-        }
-    }
-
-    /// The layout's flags and values.
-    fn flags(&self) -> String {
-        let l = &self.layout;
-        format!(
-            "(--layout {}/{}/{} --epoch-ms {} --unit {:?})",
-            l.time_bits(),
-            l.node_bits(),
-            l.seq_bits(),
-            self.epoch / NS_PER_MS,
-            l.unit()
-        )
-    }
-
-    /// What may run past a start: the max lead and the state's reserve.
-    fn lead(&self) -> String {
-        match self.ahead.is_zero() {
-            true => format!("--max-lead {:?}", self.max_lead),
-            false => format!(
-                "--max-lead {:?} and the --state reserve of {:?}",
-                self.max_lead, self.ahead
-            ),
-        }
-    }
-
-    /// The epoch is past, and the layout holds now and the lead after it.
-    fn check_now(&self, now: u64) -> Result<(), Error> {
-        let now = u128::from(now);
-        if self.epoch > now {
-            return Err(Error::Config(format!(
-                "--epoch-ms {} is in the future (now is Unix ms {})",
-                self.epoch / NS_PER_MS,
-                now / NS_PER_MS
-            )));
-        }
-        if now >= self.last {
-            return Err(Error::Config(format!(
-                "the 64-bit layout {} ends at Unix ms {}, before now (Unix ms {})",
-                self.flags(),
-                self.last / NS_PER_MS,
-                now / NS_PER_MS
-            )));
-        }
-        if now + self.reach >= self.last {
-            return Err(Error::Config(format!(
-                "{} from now passes the end of the 64-bit layout {} at Unix ms {}",
-                self.lead(),
-                self.flags(),
-                self.last / NS_PER_MS
-            )));
-        }
-        Ok(())
-    }
-
-    /// `-t`: a plausible Unix ms time that both clocks can start after,
-    /// at most [`MAX_T_AHEAD`] past `now`. Returns it in Unix ns.
-    fn check_t(&self, t: SystemTime, now: u64) -> Result<u64, Error> {
-        let ns = unix_nanos(t);
-        let why = if ns < MIN_T_NS {
-            Some(format!(
-                "is before Unix ms {} (2001): seconds, not milliseconds?",
-                MIN_T_NS / 1_000_000
-            ))
-        } else if ns > now.saturating_add(guid::nanos(MAX_T_AHEAD)) {
-            Some(format!(
-                "is more than {MAX_T_AHEAD:?} ahead of now (Unix ms {}): microseconds, not milliseconds? The server would issue no id until then",
-                now / 1_000_000
-            ))
-        } else {
-            self.why_not_after(ns)
-        };
-        why.map_or(Ok(ns), |why| {
-            let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
-            Err(Error::Config(format!(
-                "-t {ms} {why}; -t takes Unix milliseconds"
-            )))
-        })
-    }
-
-    /// The state file's horizon: both clocks can start after it.
-    fn check_state(&self, path: &Path, ns: u64) -> Result<u64, Error> {
-        self.why_not_after(ns).map_or(Ok(ns), |why| {
-            Err(Error::State {
-                path: path.to_owned(),
-                why: format!("horizon {ns} (Unix ns) {why}"),
-            })
-        })
-    }
-
-    /// Why the clocks cannot start after Unix ns `ns`, if they cannot.
-    fn why_not_after(&self, ns: u64) -> Option<String> {
-        let t = UNIX_EPOCH + Duration::from_nanos(ns);
-        if guid::Clock::builder().not_before(t).is_err() {
-            return Some("is past the last tick of 96-bit ids (the year 2554)".into());
-        }
-        if u128::from(ns) + self.reach >= self.last {
-            return Some(format!(
-                "leaves no room for {} before the end of the 64-bit layout {} at Unix ms {}",
-                self.lead(),
-                self.flags(),
-                self.last / NS_PER_MS
-            ));
-        }
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use guid::flake::Layout;
     use std::sync::Arc;
+    use std::time::{Duration, UNIX_EPOCH};
 
     const NOW: u64 = 1_700_000_000_000_000_000;
 
