@@ -15,6 +15,19 @@
 //! the last id, after a kill of the postmaster at most [`AHEAD`] ahead of
 //! the wall clock at the kill.
 //!
+//! The file is [`guid::horizon`]'s, as the guid service's state file is:
+//! read only if it is a small regular file, in its one strict format (the
+//! digits of a non-zero number, no sign or leading zero, one newline), and
+//! written atomically (a new temporary file beside it, created anew,
+//! fsynced and renamed over it, the directory fsynced; removed if the write
+//! fails). Every file this extension wrote before is in that format (it
+//! always wrote the digits of a non-zero time and a newline), so each
+//! reads as it did: there is nothing to migrate. Only a hand-edited file
+//! that the older, laxer reading took (a `+` sign, leading zeros) now stops
+//! the start, as any other damage does. Older versions named their
+//! temporary file `kguid.PID.tmp` and left it after a failed write: such a
+//! file is never read, and may be removed.
+//!
 //! Settings (`postgresql.conf`, read at server start):
 //! `kguid.node` (a number, 0 to 4294967295, decimal or `0x` hex) or
 //! `kguid.node_name` (a name, hashed as the library's `CONFIG_GUID_NODE_ID`
@@ -22,13 +35,12 @@
 //! start (the library's default).
 
 use std::ffi::{CStr, CString};
-use std::fs;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
+use guid::horizon::{self, ReadError, Rule};
 use guid::v3::{self, Xuid};
 use guid::{Clock, Id};
 use pgrx::PgSqlErrorCode::{ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE};
@@ -41,6 +53,10 @@ use crate::{fail, functions};
 /// How far past the wall clock a save moves the horizon; one is due when
 /// the wall clock comes within half of it.
 const AHEAD: Duration = Duration::from_secs(2);
+
+/// [`AHEAD`] as [`guid::horizon`]'s rule: a span of 0, for each id's own
+/// time is covered before it is returned ([`Shared::issue`]).
+const RULE: Rule = Rule::new(0, AHEAD.as_nanos() as u64);
 
 /// How far past ids that run ahead of the wall clock a save moves the
 /// horizon: ids ahead advance only as they are used (16,384 a tick).
@@ -252,44 +268,28 @@ fn horizon_path() -> PathBuf {
 /// start rather than risk repeating ids.
 fn load_horizon() -> u64 {
     let path = horizon_path();
-    match fs::read_to_string(&path) {
-        Ok(text) => text
-            .strip_suffix('\n')
-            .and_then(|digits| digits.parse::<u64>().ok())
-            .filter(|&ns| ns > 0)
-            .unwrap_or_else(|| {
-                fail(
-                    ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!(
-                        "{} does not hold a time (Unix nanoseconds and a newline): {:?}",
-                        path.display(),
-                        text.chars().take(40).collect::<String>()
-                    ),
-                    Some(
-                        "Remove it only if no id this server made could be later than now.".into(),
-                    ),
-                )
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => fail(
+    match horizon::read(&path) {
+        Ok(ns) => ns.unwrap_or(0),
+        Err(ReadError::Io(e)) => fail(
             ERRCODE_IO_ERROR,
             format!("cannot read {}", path.display()),
             Some(e.to_string()),
         ),
+        Err(e) => fail(
+            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!(
+                "{} does not hold a time (Unix nanoseconds and a newline): {e}",
+                path.display()
+            ),
+            Some("Remove it only if no id this server made could be later than now.".into()),
+        ),
     }
 }
 
-/// Writes `ns` as the horizon: a new file fsynced and renamed over the old
-/// one, and the directory fsynced, so the file is always one or the other.
+/// Writes `ns` as the horizon, atomically ([`horizon::write`]): the file is
+/// always the old one or the new one.
 fn save_horizon(ns: u64) -> std::io::Result<()> {
-    let path = horizon_path();
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let mut file = fs::File::create(&tmp)?;
-    file.write_all(format!("{ns}\n").as_bytes())?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&tmp, &path)?;
-    fs::File::open(path.parent().expect("in the data directory"))?.sync_all()
+    horizon::write(&horizon_path(), ns)
 }
 
 /// At the postmaster's exit or crash reinitialization: the horizon moves
@@ -340,14 +340,14 @@ impl Shared {
     /// clock at that moment, however often it happens. Another backend's
     /// save is waited for only when `t` is past the horizon.
     fn cover(&self, t: u64) {
-        let (ahead, margin) = (AHEAD.as_nanos() as u64, MARGIN.as_nanos() as u64);
+        let margin = MARGIN.as_nanos() as u64;
         // The common case: ids are at the wall clock, well below the horizon.
-        if t.saturating_add(ahead / 2) <= self.saved.load(Acquire) {
+        if !RULE.due(self.saved.load(Acquire), t) {
             return;
         }
         loop {
             let now = guid::unix_nanos(std::time::SystemTime::now());
-            let due = |saved: u64| saved < t.saturating_add(margin) || saved < now + ahead / 2;
+            let due = |saved: u64| saved < t.saturating_add(margin) || RULE.due(saved, now);
             let saved = self.saved.load(Acquire);
             if !due(saved) {
                 return;
@@ -357,7 +357,7 @@ impl Shared {
                 .compare_exchange(false, true, Acquire, Acquire)
                 .is_ok()
             {
-                let target = (now + ahead).max(t.saturating_add(margin));
+                let target = RULE.target(now).max(t.saturating_add(margin));
                 let result = match due(self.saved.load(Acquire)) {
                     true => save_horizon(target).map(|()| self.saved.store(target, Release)),
                     false => Ok(()),
