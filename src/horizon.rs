@@ -660,6 +660,22 @@ mod tests {
         );
     }
 
+    /// What the writers before this module wrote (the service and the
+    /// extension both `format!("{ns}\n")` of a non-zero time) reads as
+    /// it did; what only the extension's laxer reading took is refused.
+    #[test]
+    fn files_written_before_read_the_same() {
+        for ns in [1, 42, 1_712_345_678_123_456_789, u64::MAX] {
+            let old = format!("{ns}\n");
+            assert_eq!(parse(old.as_bytes()), Ok(ns));
+            assert_eq!(format(ns).as_deref(), Some(old.as_str()));
+        }
+        for lax in ["+5\n", "05\n", "0005\n", "+007\n"] {
+            assert!(lax.trim_end().parse::<u64>().is_ok(), "{lax:?}");
+            assert!(parse(lax.as_bytes()).is_err(), "{lax:?}");
+        }
+    }
+
     proptest! {
         /// Every horizon reads back; every line that reads is the one
         /// its horizon formats to (one form per time).
