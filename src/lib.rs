@@ -149,6 +149,7 @@ mod layout;
 mod local;
 #[cfg(feature = "std")]
 pub mod node;
+pub mod sno;
 #[cfg(feature = "std")]
 mod sync;
 #[cfg(feature = "std")]

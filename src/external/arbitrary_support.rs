@@ -1,7 +1,7 @@
 //! arbitrary: valid ids of every type from fuzzer input, for fuzz targets
 //! that take ids rather than bytes.
 //!
-//! Each id is made of the next `BYTES` bytes (12, 8 or 16), read as
+//! Each id is made of the next `BYTES` bytes (12, 8, 16 or a sno's 10), read as
 //! `from_bytes` reads them (big-endian), fixed up to be valid: a v2 id's
 //! drift code 0 becomes 1, and a 128-bit id gets version 8 and the RFC 9562
 //! variant. Bytes that already make a valid id give that id, so a fuzzer's
@@ -19,6 +19,7 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 
+use crate::sno::Sno;
 use crate::{Guid, Luid, v3};
 
 macro_rules! valid {
@@ -40,6 +41,7 @@ valid!(Luid, 8, |b| Luid::from_bytes(with_drift(b)));
 valid!(v3::Guid, 12, |b| Ok(v3::Guid::from_bytes(b)));
 valid!(v3::Luid, 8, |b| Ok(v3::Luid::from_bytes(b)));
 valid!(v3::Xuid, 16, |b| v3::Xuid::from_bytes(as_v8(b)));
+valid!(Sno, 10, |b| Ok(Sno::from_bytes(b)));
 
 /// The id `make` gives for the next `N` bytes.
 fn id<T, const N: usize>(

@@ -21,6 +21,7 @@ use borsh::{BorshDeserialize, BorshSerialize};
 
 use alloc::string::ToString;
 
+use crate::sno::Sno;
 use crate::{Guid, Luid, v3};
 
 macro_rules! bytes {
@@ -46,6 +47,7 @@ bytes!(Luid, 8);
 bytes!(v3::Guid, 12);
 bytes!(v3::Luid, 8);
 bytes!(v3::Xuid, 16);
+bytes!(Sno, 10);
 
 fn write<const N: usize, W: Write>(bytes: [u8; N], writer: &mut W) -> Result<()> {
     writer.write_all(&bytes)

@@ -1,7 +1,7 @@
 //! bytemuck: casts between ids and their in-memory bytes.
 //!
-//! - `v3::Guid` and `v3::Luid` are `Pod` and `Zeroable`: every bit pattern
-//!   is one of them.
+//! - `v3::Guid`, `v3::Luid` and `sno::Sno` are `Pod` and `Zeroable`: every
+//!   bit pattern is one of them.
 //! - `Guid`, `Luid` and `v3::Xuid` are `NoUninit` (cast to bytes freely) and
 //!   `CheckedBitPattern` (cast from bytes with `bytemuck::checked`, which
 //!   rejects a drift code of 0 or a UUID of another version or variant).

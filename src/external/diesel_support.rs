@@ -19,7 +19,8 @@ use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::Binary;
 use diesel::sqlite::{Sqlite, SqliteType, SqliteValue};
 
-use crate::{Guid, Id, Luid, v3};
+use crate::sno::Sno;
+use crate::{Guid, Luid, v3};
 
 fn write_pg(bytes: &[u8], out: &mut Output<'_, '_, Pg>) -> serialize::Result {
     out.write_all(bytes)?;
@@ -36,16 +37,20 @@ fn bind_sqlite(bytes: Vec<u8>, out: &mut Output<'_, '_, Sqlite>) -> serialize::R
 /// PostgreSQL's column type is fixed by the schema diesel checks against,
 /// so only the bytes are checked here (an oid check would also refuse an
 /// array's elements, which carry the array's oid).
-fn read_pg<I: Id>(value: PgValue<'_>) -> deserialize::Result<I> {
-    Ok(I::from_slice(value.as_bytes())?)
+fn read_pg<I: for<'a> TryFrom<&'a [u8], Error = crate::Error>>(
+    value: PgValue<'_>,
+) -> deserialize::Result<I> {
+    Ok(I::try_from(value.as_bytes())?)
 }
 
 /// SQLite's values carry their own type whatever the column says: only a
 /// blob is read, since SQLite would hand an integer or text over as the
 /// bytes of its text.
-fn read_sqlite<I: Id>(mut value: SqliteValue<'_, '_, '_>) -> deserialize::Result<I> {
+fn read_sqlite<I: for<'a> TryFrom<&'a [u8], Error = crate::Error>>(
+    mut value: SqliteValue<'_, '_, '_>,
+) -> deserialize::Result<I> {
     match value.value_type() {
-        Some(SqliteType::Binary) => Ok(I::from_slice(value.read_blob())?),
+        Some(SqliteType::Binary) => Ok(I::try_from(value.read_blob())?),
         other => Err(format!("an id is a BLOB, not a value of type {other:?}").into()),
     }
 }
@@ -82,4 +87,4 @@ macro_rules! binary {
     )*};
 }
 
-binary!(Guid, Luid, v3::Guid, v3::Luid, v3::Xuid);
+binary!(Guid, Luid, v3::Guid, v3::Luid, v3::Xuid, Sno);

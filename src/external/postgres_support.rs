@@ -13,6 +13,7 @@ use std::error::Error;
 use bytes::BytesMut;
 use postgres_types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
+use crate::sno::Sno;
 use crate::{Guid, Id, Luid, v3};
 
 macro_rules! bytea {
@@ -53,3 +54,4 @@ bytea!(Luid, "luid");
 bytea!(v3::Guid);
 bytea!(v3::Luid);
 bytea!(v3::Xuid);
+bytea!(Sno);

@@ -11,6 +11,7 @@
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
+use crate::sno::Sno;
 use crate::{Guid, Id, Luid, v3};
 
 macro_rules! blob {
@@ -43,3 +44,4 @@ blob!(Luid);
 blob!(v3::Guid);
 blob!(v3::Luid);
 blob!(v3::Xuid);
+blob!(Sno);

@@ -9,6 +9,7 @@
 //! | `v3::Guid` | 16 sortable characters | `^[.0-9A-Z_a-z]{16}$` |
 //! | `v3::Luid` | 16 sortable characters of 4 bits | `^[.0-9A-E]{16}$` |
 //! | `v3::Xuid` | canonical lowercase UUIDv8 | `^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$` |
+//! | `sno::Sno` | 16 characters of sno's base32, or `null` for the zero id | `^[2-9a-x]{16}$` |
 //!
 //! The sortable alphabet is `.0-9A-Z_a-z` in ASCII order; a v2 id's first
 //! character holds its drift code in its top 3 bits, so a code of 0 (`.`
@@ -24,6 +25,7 @@ use alloc::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
+use crate::sno::Sno;
 use crate::{Guid, Id, Luid, v3};
 
 macro_rules! string {
@@ -93,6 +95,31 @@ string!(
     Some("uuid"),
     "a k-ordered v3 128-bit id, an RFC 9562 UUIDv8, as its canonical lowercase UUID string"
 );
+
+/// sno's JSON: the string, or `null` for the zero id.
+impl JsonSchema for Sno {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("Sno")
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Borrowed("guid::sno::Sno")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": ["string", "null"],
+            "description": "`guid::sno::Sno`: an id of muyo/sno (time, tick-tock bit, metabyte, partition, sequence) as its 16-character base32 string, which sorts as the id does, or null for the zero id",
+            "pattern": "^[2-9a-x]{16}$",
+            "minLength": Sno::STRING_LEN,
+            "maxLength": Sno::STRING_LEN,
+        })
+    }
+}
 
 /// The schema of a string of exactly `len` characters matching `pattern`,
 /// with a `format` where JSON Schema names one.

@@ -11,6 +11,7 @@ use sqlx::encode::IsNull;
 use sqlx::error::BoxDynError;
 use sqlx::{Database, Decode, Encode, Type};
 
+use crate::sno::Sno;
 use crate::{Guid, Id, Luid, v3};
 
 macro_rules! binary {
@@ -58,3 +59,4 @@ binary!(Luid);
 binary!(v3::Guid);
 binary!(v3::Luid);
 binary!(v3::Xuid);
+binary!(Sno);

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `v3::Guid` | `FromBytes`, `FromZeros`, `TryFromBytes`, `IntoBytes`, `Immutable`, `KnownLayout`, `Unaligned` |
 //! | `v3::Luid` | `FromBytes`, `FromZeros`, `TryFromBytes`, `IntoBytes`, `Immutable`, `KnownLayout`, `Unaligned` |
+//! | `sno::Sno` | `FromBytes`, `FromZeros`, `TryFromBytes`, `IntoBytes`, `Immutable`, `KnownLayout`, `Unaligned` |
 //! | `Guid`, `Luid`, `v3::Xuid` | `IntoBytes`, `Immutable`, `KnownLayout`, `Unaligned` |
 //!
 //! `Guid`, `Luid` and `v3::Xuid` have no `TryFromBytes`: its derive checks
