@@ -407,3 +407,118 @@ fn default_partitions_differ() {
     let b = Generator::builder().build().unwrap();
     assert_ne!(a.partition(), b.partition());
 }
+
+/// The integrations every id type has, for a sno: its 10 bytes.
+mod integrations {
+    #[allow(unused_imports)]
+    use super::*;
+
+    #[cfg(feature = "borsh")]
+    #[test]
+    fn borsh_is_the_bytes() {
+        let id = Sno::compose(1_700_000_000_000_000_000, true, 3, 0xabcd, 77).unwrap();
+        let bytes = borsh::to_vec(&id).unwrap();
+        assert_eq!(bytes, id.to_bytes());
+        assert_eq!(borsh::from_slice::<Sno>(&bytes).unwrap(), id);
+        let err = borsh::from_slice::<Sno>(&bytes[..9]).unwrap_err();
+        assert_eq!(err.kind(), borsh::io::ErrorKind::UnexpectedEof);
+    }
+
+    #[cfg(feature = "bytemuck")]
+    #[test]
+    fn bytemuck_casts_any_bytes() {
+        let ids = [Sno::MAX, Sno::ZERO];
+        let bytes: &[u8] = bytemuck::cast_slice(&ids);
+        assert_eq!(&bytes[..10], Sno::MAX.as_bytes());
+        let back: Sno = bytemuck::cast([7u8; 10]);
+        assert_eq!(back, Sno::from_bytes([7; 10]));
+        assert_eq!(<Sno as bytemuck::Zeroable>::zeroed(), Sno::ZERO);
+    }
+
+    #[cfg(feature = "zerocopy")]
+    #[test]
+    fn zerocopy_reads_and_writes_the_bytes() {
+        use zerocopy::{FromBytes, IntoBytes};
+        let id = Sno::from_bytes(*b"0123456789");
+        assert_eq!(id.as_bytes(), IntoBytes::as_bytes(&id));
+        assert_eq!(Sno::read_from_bytes(b"0123456789"), Ok(id));
+        let view = <[Sno]>::ref_from_bytes(&[1u8; 20]).unwrap();
+        assert_eq!(view, [Sno::from_bytes([1; 10]); 2]);
+    }
+
+    #[cfg(feature = "arbitrary")]
+    #[test]
+    fn arbitrary_takes_the_next_ten_bytes() {
+        use arbitrary::{Arbitrary, Unstructured};
+        let mut u = Unstructured::new(b"0123456789");
+        assert_eq!(
+            Sno::arbitrary(&mut u).unwrap(),
+            Sno::from_bytes(*b"0123456789")
+        );
+    }
+
+    #[cfg(feature = "schemars")]
+    #[test]
+    fn schema_matches_what_serde_writes() {
+        let schema = schemars::schema_for!(Sno);
+        assert_eq!(
+            schema.get("type"),
+            Some(&serde_json::json!(["string", "null"]))
+        );
+        let pattern = schema.get("pattern").and_then(Value::as_str).unwrap();
+        let re = regex::Regex::new(pattern).unwrap();
+        for case in section("codec") {
+            let id = id_of(case);
+            match serde_json::to_value(id).unwrap() {
+                Value::String(s) => assert!(re.is_match(&s), "{s}"),
+                other => assert!(id.is_zero() && other.is_null()),
+            }
+        }
+        assert!(!re.is_match("2222222222222222x"));
+        assert!(!re.is_match("222222222222222y"));
+    }
+
+    #[cfg(feature = "rusqlite")]
+    #[test]
+    fn sqlite_blobs_sort_as_ids() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute("CREATE TABLE t (id BLOB PRIMARY KEY)", [])
+            .unwrap();
+        let mut ids: Vec<Sno> = section("codec").iter().take(200).map(id_of).collect();
+        for id in &ids {
+            db.execute("INSERT INTO t VALUES (?1)", [id]).unwrap();
+        }
+        let mut stmt = db.prepare("SELECT id FROM t ORDER BY id").unwrap();
+        let read: Vec<Sno> = stmt
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        ids.sort();
+        assert_eq!(read, ids);
+        let short: rusqlite::Result<Sno> = db.query_row("SELECT x'0102'", [], |row| row.get(0));
+        assert!(short.is_err());
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn postgres_bytea_is_the_bytes() {
+        use postgres_types::{FromSql, ToSql, Type};
+        let id = Sno::from_bytes(*b"abcdefghij");
+        let mut buf = bytes::BytesMut::new();
+        id.to_sql(&Type::BYTEA, &mut buf).unwrap();
+        assert_eq!(&buf[..], id.as_bytes());
+        assert_eq!(Sno::from_sql(&Type::BYTEA, &buf).unwrap(), id);
+        assert!(Sno::from_sql(&Type::BYTEA, &buf[1..]).is_err());
+        assert!(!<Sno as ToSql>::accepts(&Type::TEXT));
+    }
+
+    #[test]
+    fn compact_formats_carry_the_bytes() {
+        let id = Sno::from_bytes(*b"abcdefghij");
+        let bytes = bincode::serialize(&id).unwrap();
+        assert_eq!(bincode::deserialize::<Sno>(&bytes).unwrap(), id);
+        let bytes = postcard::to_allocvec(&id).unwrap();
+        assert_eq!(&bytes[1..], id.as_bytes());
+    }
+}
