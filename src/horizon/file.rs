@@ -1,133 +1,11 @@
-//! The horizon: a time (Unix ns) saved ahead of every id issued, so that a
-//! restarted clock never goes back into time already used.
-//!
-//! ```
-//! use guid::horizon::{self, Rule};
-//!
-//! let dir = std::env::temp_dir().join(format!("kguid-horizon-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir)?;
-//! let path = dir.join("state");
-//! let _lock = horizon::Lock::try_new(&path)?; // this process's file now
-//!
-//! // Replies carry ids up to 1 ms past the clock; keep 2 s in reserve.
-//! let rule = Rule::new(1_000_000, 2_000_000_000);
-//! let saved = horizon::read(&path)?.unwrap_or(0);
-//! let now = guid::unix_nanos(std::time::SystemTime::now());
-//! assert!(rule.due(saved, now));
-//! let next = rule.next(saved, now);
-//! horizon::write(&path, next)?; // before any id passes `saved`
-//! assert_eq!(horizon::read(&path)?, Some(next));
-//! assert!(rule.covers(next, now) && !rule.due(next, now));
-//! # std::fs::remove_dir_all(&dir)?;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! Whoever issues ids keeps the saved horizon ahead of them: an id is
-//! handed out only once the horizon on disk covers it, and a restart starts
-//! its clocks after the horizon it reads (`not_before`). A crash then never
-//! repeats an id however far the system clock steps back, and costs at
-//! most the reserve (the ids of the next start run at most that far ahead
-//! of the wall clock). The guid service's `--state` file, the PostgreSQL
-//! extension's `kguid.horizon` and the fence of the lease stores all keep
-//! one; this module is what they share:
-//!
-//! - [`Rule`], the arithmetic: how far ahead to save, when a save is
-//!   needed before an id may go out, and when one is due early;
-//! - the file: one strict format ([`parse`], [`format()`]), read only from a
-//!   small regular file ([`read`], [`read_small`]), written atomically
-//!   ([`write()`]: a new temporary file, fsynced, renamed over the old one,
-//!   the directory fsynced);
-//! - [`Lock`]: one writer per file. Two processes saving one horizon and
-//!   issuing ids on one node would hand out the same ids.
-//!
-//! The format is strict so that a damaged or hand-edited file is refused
-//! rather than read as another time: the decimal digits of a non-zero
-//! number with no leading zero, then one `\n` (a file cut short has none).
-//! It is what `format!("{ns}\n")` writes for a non-zero `ns`, and so every
-//! file the service and the extension have written.
+//! The horizon file: its one strict format, the read of a small regular
+//! file, and the atomic write.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-/// How far ahead of the ids a horizon is kept, and when it must move.
-///
-/// Two numbers, in ns. The *span* is how far past the time a clock has
-/// read the ids it hands out at once can run (a reply of many ids spills
-/// into later ticks): a clock at `t` may issue ids up to `t + span`, so the
-/// horizon must be past that before they go out. A holder that checks each
-/// id's own time against the horizon has a span of 0. The *ahead* is how
-/// far past the ids each save reserves: the longer, the rarer the saves
-/// (each an fsync) but the further a restart after a crash starts ahead of
-/// the wall clock.
-///
-/// A save is *due* once the ids come within half of `ahead` of the saved
-/// horizon: it is then made while the ids still have the other half to
-/// run, off the path of the id that finds it due, and an id waits for a
-/// save only if the ids outrun it. It is *needed* when the ids would pass
-/// the horizon ([`covers`](Rule::covers) is false): no id may go out
-/// before it is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Rule {
-    span: u64,
-    ahead: u64,
-}
-
-impl Rule {
-    /// The rule of ids that run up to `span` ns past their clock, saved
-    /// `reserve` ns ahead, and at least two spans ahead: a save then always
-    /// covers the longest step one handout can take, with as much again
-    /// before the next save is needed (less than that and every handout
-    /// would wait for a save).
-    pub const fn new(span: u64, reserve: u64) -> Rule {
-        let floor = span.saturating_mul(2);
-        let ahead = if reserve > floor { reserve } else { floor };
-        Rule { span, ahead }
-    }
-
-    /// How far past their clock's time the ids may run, in ns.
-    pub const fn span(self) -> u64 {
-        self.span
-    }
-
-    /// How far past the ids each save reserves, in ns.
-    pub const fn ahead(self) -> u64 {
-        self.ahead
-    }
-
-    /// The latest time a clock may read under the horizon `saved`: the
-    /// ids of a clock at most there stay at or before `saved`.
-    pub const fn cap(self, saved: u64) -> u64 {
-        saved.saturating_sub(self.span)
-    }
-
-    /// Whether the horizon `saved` covers the ids of a clock at `t`: if
-    /// not, a save must be made before they go out.
-    pub const fn covers(self, saved: u64, t: u64) -> bool {
-        t.saturating_add(self.span) <= saved
-    }
-
-    /// Whether a save should be made soon for a clock at `t`: the ids are
-    /// within half of [`ahead`](Rule::ahead) of the horizon `saved`.
-    pub const fn due(self, saved: u64, t: u64) -> bool {
-        t.saturating_add(self.span).saturating_add(self.ahead / 2) > saved
-    }
-
-    /// The horizon a save for a clock at `t` reserves: `ahead` past it.
-    pub const fn target(self, t: u64) -> u64 {
-        t.saturating_add(self.ahead)
-    }
-
-    /// The horizon to save next for a clock at `t`: the
-    /// [`target`](Rule::target), never below the one saved (a horizon
-    /// moves back only when no more ids are issued).
-    pub const fn next(self, saved: u64, t: u64) -> u64 {
-        let target = self.target(t);
-        if target > saved { target } else { saved }
-    }
-}
 
 /// The longest horizon line: `u64::MAX` in decimal and a newline.
 pub const MAX_LEN: usize = 21;
@@ -453,127 +331,11 @@ fn sync_dir(path: &Path) -> io::Result<()> {
     }
 }
 
-/// An exclusive lock on a horizon file's lock file, `FILE.lock`, held
-/// until this is dropped.
-///
-/// The lock is on a file of its own, never renamed or removed: one on the
-/// horizon file itself would go with each rename over it. It is `flock`'s
-/// (`LOCK_EX | LOCK_NB`), the lock of `File::try_lock` on Unix: it conflicts
-/// with every other open of the file, in this process too, and goes when
-/// the process dies. The lock file holds the id of the process that took
-/// the lock last, for whoever finds it held. Other systems than Unix have
-/// no such lock here: taking one fails with `Unsupported`.
-#[derive(Debug)]
-pub struct Lock {
-    _file: File,
-}
-
-/// Why a horizon file's lock was not taken.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LockError {
-    /// Another holder has it: the process that took it last, if the lock
-    /// file says.
-    Held {
-        /// That process's id.
-        pid: Option<u32>,
-    },
-    /// The lock file could not be opened (or created).
-    Open(io::Error),
-    /// The lock could not be asked for.
-    Lock(io::Error),
-}
-
-impl fmt::Display for LockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LockError::Held { pid: Some(pid) } => write!(f, "held by process {pid}"),
-            LockError::Held { pid: None } => f.write_str("held by another"),
-            LockError::Open(e) => write!(f, "cannot open the lock file: {e}"),
-            LockError::Lock(e) => write!(f, "cannot lock: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for LockError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LockError::Held { .. } => None,
-            LockError::Open(e) | LockError::Lock(e) => Some(e),
-        }
-    }
-}
-
-impl Lock {
-    /// Takes the lock of the horizon file `path` (on [`lock_path`]`(path)`,
-    /// created if missing), or finds it held.
-    pub fn try_new(path: &Path) -> Result<Lock, LockError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(lock_path(path))
-            .map_err(LockError::Open)?;
-        if !try_lock(&file).map_err(LockError::Lock)? {
-            let mut text = String::new();
-            let pid = match (&file).take(24).read_to_string(&mut text) {
-                Ok(_) => text.trim_end().parse::<u32>().ok(),
-                Err(_) => None,
-            };
-            return Err(LockError::Held { pid });
-        }
-        // For whoever finds it held; the lock works without it.
-        let _ = file
-            .set_len(0)
-            .and_then(|()| file.write_all(format!("{}\n", std::process::id()).as_bytes()));
-        Ok(Lock { _file: file })
-    }
-}
-
-/// The lock file of the horizon file `path`: `FILE.lock`, beside it.
-pub fn lock_path(path: &Path) -> PathBuf {
-    let mut file = path.as_os_str().to_owned();
-    file.push(".lock");
-    PathBuf::from(file)
-}
-
-/// Whether the exclusive lock on `file` was free (and is now held through
-/// it).
-#[cfg(unix)]
-fn try_lock(file: &File) -> io::Result<bool> {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: flock on a descriptor this `File` owns and keeps open.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        return Ok(true);
-    }
-    let e = io::Error::last_os_error();
-    match e.kind() {
-        io::ErrorKind::WouldBlock => Ok(false),
-        _ => Err(e),
-    }
-}
-
-#[cfg(not(unix))]
-fn try_lock(_: &File) -> io::Result<bool> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "no file lock on this system",
-    ))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::test_dir as dir;
     use super::*;
     use proptest::prelude::*;
-
-    /// A directory of its own for one test.
-    fn dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("kguid-horizon-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
 
     /// The names in `dir`, sorted.
     fn names(dir: &Path) -> Vec<String> {
@@ -583,34 +345,6 @@ mod tests {
             .collect();
         names.sort();
         names
-    }
-
-    #[test]
-    fn the_rule() {
-        let rule = Rule::new(10, 500);
-        assert_eq!((rule.span(), rule.ahead()), (10, 500));
-        assert_eq!(rule.cap(1_500), 1_490);
-        assert!(rule.covers(1_500, 1_490));
-        assert!(!rule.covers(1_500, 1_491));
-        // Due from half the reserve before the horizon, less the span.
-        assert!(!rule.due(1_500, 1_240));
-        assert!(rule.due(1_500, 1_241));
-        assert_eq!(rule.target(1_000), 1_500);
-        assert_eq!(rule.next(1_700, 1_000), 1_700, "never lowered");
-        assert_eq!(rule.next(1_400, 1_000), 1_500);
-        // At least two spans ahead.
-        assert_eq!(Rule::new(300, 500).ahead(), 600);
-        // Span 0: each id's own time is checked.
-        let ids = Rule::new(0, 1_000);
-        assert!(ids.covers(5_000, 5_000) && !ids.covers(5_000, 5_001));
-        assert!(!ids.due(5_000, 4_500) && ids.due(5_000, 4_501));
-        assert_eq!(ids.cap(5_000), 5_000);
-        // Saturating at the ends of time.
-        let far = Rule::new(u64::MAX, u64::MAX);
-        assert_eq!(far.ahead(), u64::MAX);
-        assert_eq!(far.target(1), u64::MAX);
-        assert!(far.due(u64::MAX - 1, 1));
-        assert_eq!(far.cap(5), 0);
     }
 
     #[test]
@@ -815,34 +549,6 @@ mod tests {
         let file = path.join("state");
         assert!(matches!(read(&file), Err(ReadError::Io(_))));
         assert!(why(&file).starts_with("cannot read it: "), "{}", why(&file));
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A second holder is refused, in this process too, until the first
-    /// lets go.
-    #[cfg(unix)]
-    #[test]
-    fn one_holder_per_lock() {
-        let dir = dir("lock");
-        let path = dir.join("state");
-        let first = Lock::try_new(&path).unwrap();
-        assert_eq!(lock_path(&path), dir.join("state.lock"));
-        match Lock::try_new(&path) {
-            Err(LockError::Held { pid }) => assert_eq!(pid, Some(std::process::id())),
-            other => panic!("{other:?}"),
-        }
-        // Another spelling of the same file.
-        let again = dir.join(".").join("state");
-        assert!(matches!(Lock::try_new(&again), Err(LockError::Held { .. })));
-        drop(first);
-        let second = Lock::try_new(&again).unwrap();
-        assert!(Lock::try_new(&path).is_err());
-        drop(second);
-        // No directory for the lock file.
-        assert!(matches!(
-            Lock::try_new(&dir.join("missing").join("state")),
-            Err(LockError::Open(_))
-        ));
         fs::remove_dir_all(&dir).unwrap();
     }
 }
