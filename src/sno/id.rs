@@ -172,7 +172,8 @@ impl Sno {
         UNIX_EPOCH + Duration::from_nanos(self.unix_ns())
     }
 
-    /// The tick-tock bit (sno's `Tick`… its `Timestamp` leaves it out).
+    /// The tick-tock bit: flipped by a generator when its clock steps
+    /// back.
     #[inline]
     pub const fn tick(&self) -> bool {
         self.0[4] & 1 == 1
