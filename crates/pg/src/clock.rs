@@ -40,6 +40,7 @@ use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
+use guid::clock::{Builder, Generation};
 use guid::horizon::{self, ReadError, Rule};
 use guid::v3::{self, Xuid};
 use guid::{Clock, Id};
@@ -170,24 +171,22 @@ unsafe extern "C-unwind" fn startup() {
     }
 }
 
-/// Bounds a clock's builder to ids after `from` (Unix ns, 0 for none).
-macro_rules! after {
-    ($builder:expr, $from:expr) => {{
-        let (builder, from) = ($builder.shared_with_forks(), $from);
-        if from == 0 {
-            builder
-        } else {
-            builder
-                .not_before(UNIX_EPOCH + Duration::from_nanos(from))
-                .unwrap_or_else(|e| {
-                    fail(
-                        ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                        format!("the time in {HORIZON_FILE} is past the ids' range"),
-                        Some(e.to_string()),
-                    )
-                })
-        }
-    }};
+/// `builder` for a clock in shared memory, bounded to ids after `from`
+/// (Unix ns, 0 for none).
+fn after<G: Generation>(builder: Builder<G>, from: u64) -> Builder<G> {
+    let builder = builder.shared_with_forks();
+    if from == 0 {
+        return builder;
+    }
+    builder
+        .not_before(UNIX_EPOCH + Duration::from_nanos(from))
+        .unwrap_or_else(|e| {
+            fail(
+                ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                format!("the time in {HORIZON_FILE} is past the ids' range"),
+                Some(e.to_string()),
+            )
+        })
 }
 
 /// The v2 clock on `node` (random if `None`), issuing only ids after
@@ -199,7 +198,7 @@ fn build(node: Option<Node>, from: u64) -> Clock {
         Some(Node::Name(name)) => builder.node(guid::node::from_name(&name)),
         None => builder,
     };
-    after!(builder, from).build()
+    after(builder, from).build()
 }
 
 /// The v3 clock on `node` (its v3 form), issuing only ids after `from`.
@@ -212,7 +211,7 @@ fn build_v3(node: Option<Node>, from: u64) -> v3::Clock {
             .expect("v3's name hash fits its nodes"),
         None => builder,
     };
-    after!(builder, from).build()
+    after(builder, from).build()
 }
 
 /// A node the settings choose.
