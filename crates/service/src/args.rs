@@ -343,7 +343,7 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         Ok(config) => config,
         Err(e) => return refuse(e),
     };
-    if let Err(e) = crate::start::check(&config, args.http.is_some()) {
+    if let Err(e) = config.check_serving(args.http.is_some()) {
         return refuse(e);
     }
     let bind = |addr: &str| {

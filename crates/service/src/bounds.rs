@@ -5,7 +5,7 @@
 //! - The start bound: no id at or before `-t` or the state file's horizon
 //!   ([`start`], checked against what the 64-bit layout can represent);
 //!   without either and without a lease, after now plus the max lead
-//!   ([`start_after`]). The server waits for it before its first id
+//!   ([`start_after`]); the clocks start after it ([`clocks`]). The server waits for it before its first id
 //!   ([`Shared::start_bound`]), turning clients away until only the lead
 //!   is left ([`turn_away_until`]).
 //! - The lead: 64-bit ids run at most the max lead ahead of the time
@@ -30,9 +30,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use guid::flake::{self, Layout};
-use guid::{IdClock, TimeSource, unix_nanos};
+use guid::{IdClock, TimeSource, WallClock, unix_nanos};
 
-use crate::config::Config;
+use crate::config::{IdSettings, TimeBounds};
 use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::issue::IdKind;
@@ -55,18 +55,18 @@ const MIN_T_NS: u64 = 1_000_000_000_000 * 1_000_000;
 /// How far ahead of now `-t` may be: the server issues no id until then.
 const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
 
-/// The start bound `config` gives at Unix ns `now`: the later of `-t`
+/// The start bound `bounds` give at Unix ns `now`: the later of `-t`
 /// and the state file's horizon, each checked against what the 64-bit
-/// layout can represent; the state file is locked here, and read again
+/// `layout` can represent; the state file is locked here, and read again
 /// under the lock.
-pub(crate) fn start(config: &Config, now: u64) -> Result<Start, Error> {
-    let range = Range::new(config);
+pub(crate) fn start(layout: Layout, bounds: &TimeBounds, now: u64) -> Result<Start, Error> {
+    let range = Range::new(layout, bounds);
     range.check_now(now)?;
-    let flag_t = match config.not_before {
+    let flag_t = match bounds.not_before {
         Some(t) => Some(range.check_t(t, now)?),
         None => None,
     };
-    let saved = match &config.state {
+    let saved = match &bounds.state {
         Some(path) => {
             // The file is judged before anything is created next to it.
             if let Some(ns) = Horizon::load(path)? {
@@ -112,15 +112,15 @@ fn check_dir(path: &Path) -> Result<(), Error> {
 
 /// The time this run's ids start after (Unix ns): the later of `-t` and
 /// the state file's horizon (`checked`). When neither a state file nor a
-/// lease says where the previous run's ids ended, they may have run up to
+/// lease (`leased`: its fence) says where the previous run's ids ended, they may have run up to
 /// its max lead past its last moment, which is before `now`: so after
 /// `now` plus the max lead.
-pub(crate) fn start_after(config: &Config, checked: Option<u64>, now: u64) -> Option<u64> {
-    let told = checked.is_some() || config.lease.is_some();
+fn start_after(bounds: &TimeBounds, leased: bool, checked: Option<u64>, now: u64) -> Option<u64> {
+    let told = checked.is_some() || leased;
     if told {
         return checked;
     }
-    Some(now.saturating_add(guid::nanos(config.max_lead)))
+    Some(now.saturating_add(guid::nanos(bounds.max_lead)))
 }
 
 /// Until when, before the first id at `end` (when the time source reaches
@@ -133,34 +133,74 @@ pub(crate) fn turn_away_until(end: tokio::time::Instant, hold: Duration) -> toki
 /// Restart safety: with a state file, a horizon reserved past the start
 /// (the later of now and the start bound, checked already) before the
 /// first id.
-pub(crate) fn open_horizon(
-    config: &Config,
+fn open_horizon(
+    bounds: &TimeBounds,
+    layout: Layout,
     time: &dyn TimeSource,
     not_before: Option<u64>,
 ) -> Result<Option<Arc<Horizon>>, Error> {
-    let Some(path) = &config.state else {
+    let Some(path) = &bounds.state else {
         return Ok(None);
     };
     let from = time.now().max(not_before.unwrap_or(0));
     let horizon = Horizon::create(
         path.clone(),
         from,
-        horizon::span(config.layout),
-        guid::nanos(config.reserve),
+        horizon::span(layout),
+        guid::nanos(bounds.reserve),
     )?;
     Ok(Some(Arc::new(horizon)))
+}
+
+/// The clocks as the time rules set them up, with what the rules go on
+/// to need while serving.
+pub(crate) struct Clocks {
+    /// The time source, not capped by the horizon.
+    pub(crate) time: Arc<dyn TimeSource>,
+    /// With a state file, the horizon reserved past the start.
+    pub(crate) horizon: Option<Arc<Horizon>>,
+    /// The 64-bit clock's builder: its node id may yet be leased.
+    pub(crate) flake: flake::Builder,
+    /// v2's 96-bit clock.
+    pub(crate) global: guid::Clock,
+    /// v3's clock, of global, local and X ids.
+    pub(crate) v3: guid::v3::Clock,
+}
+
+/// The clocks of `ids`, after the start bound: `checked` (`-t`, the state
+/// file's horizon) or the margin of a start told nothing, neither a state
+/// file nor a lease (`leased`); with a state file, the horizon reserved
+/// past it and the clocks' time capped below it.
+pub(crate) fn clocks(
+    ids: &IdSettings,
+    bounds: &TimeBounds,
+    leased: bool,
+    checked: Option<u64>,
+) -> Result<Clocks, Error> {
+    let time: Arc<dyn TimeSource> = bounds.time.clone().unwrap_or_else(|| Arc::new(WallClock));
+    let not_before = start_after(bounds, leased, checked, time.now());
+    let horizon = open_horizon(bounds, ids.layout, &*time, not_before)?;
+    let (flake, global, v3) = builders(ids, bounds, &time, horizon.as_ref(), not_before)?;
+    Ok(Clocks {
+        time,
+        horizon,
+        flake,
+        global,
+        v3,
+    })
 }
 
 /// The builder of the 64-bit clock (whose node id may yet be leased) and
 /// the 96-bit clocks of v2 and v3: all read the time capped below the
 /// horizon if there is one, and start after `not_before` (Unix ns).
-pub(crate) fn clocks(
-    config: &Config,
+fn builders(
+    ids: &IdSettings,
+    bounds: &TimeBounds,
     time: &Arc<dyn TimeSource>,
     horizon: Option<&Arc<Horizon>>,
     not_before: Option<u64>,
 ) -> Result<(flake::Builder, guid::Clock, guid::v3::Clock), Error> {
-    let source: Option<Arc<dyn TimeSource>> = match (horizon, &config.time) {
+    let source: Option<Arc<dyn TimeSource>> = match (horizon, &bounds.time) {
         (Some(h), _) => {
             let (h, time) = (Arc::clone(h), Arc::clone(time));
             Some(Arc::new(move || time.now().min(h.cap())))
@@ -168,12 +208,12 @@ pub(crate) fn clocks(
         (None, Some(_)) => Some(Arc::clone(time)),
         (None, None) => None,
     };
-    let flake = flake::Clock::builder(config.layout)
-        .node(config.node)
-        .max_lead(config.max_lead);
+    let flake = flake::Clock::builder(ids.layout)
+        .node(ids.node)
+        .max_lead(bounds.max_lead);
     let mut global = guid::Clock::builder().node_from_env();
     let mut v3 = guid::v3::Clock::builder().node_from_env();
-    if let Some(node) = config.global_node {
+    if let Some(node) = ids.global_node {
         global = global.node(node);
         v3 = v3.node(node.into())?;
     }
@@ -197,6 +237,7 @@ pub(crate) trait Bounded: Sized {
     fn after(self, t: SystemTime) -> Result<Self, Error>;
 }
 
+/// The 64-bit clock takes any bound the settings check let through.
 impl Bounded for flake::Builder {
     fn read(self, source: Arc<dyn TimeSource>) -> Self {
         self.time(move || source.now())
@@ -207,6 +248,7 @@ impl Bounded for flake::Builder {
     }
 }
 
+/// v2's 96-bit clock refuses a bound past its range.
 impl Bounded for guid::Builder {
     fn read(self, source: Arc<dyn TimeSource>) -> Self {
         self.time(move || source.now())
@@ -217,6 +259,7 @@ impl Bounded for guid::Builder {
     }
 }
 
+/// v3's clock refuses a bound past its range.
 impl Bounded for guid::v3::Builder {
     fn read(self, source: Arc<dyn TimeSource>) -> Self {
         self.time(move || source.now())
@@ -347,12 +390,11 @@ struct Range {
 }
 
 impl Range {
-    fn new(config: &Config) -> Range {
-        let layout = config.layout;
+    fn new(layout: Layout, bounds: &TimeBounds) -> Range {
         let epoch = u128::from(unix_nanos(layout.epoch()));
-        let ahead = match config.state {
+        let ahead = match bounds.state {
             Some(_) => {
-                let reserve = guid::nanos(config.reserve);
+                let reserve = guid::nanos(bounds.reserve);
                 Duration::from_nanos(horizon::ahead(horizon::span(layout), reserve))
             }
             None => Duration::ZERO,
@@ -361,8 +403,8 @@ impl Range {
             layout,
             epoch,
             last: epoch + u128::from(layout.max_time()) * layout.unit().as_nanos(),
-            reach: config.max_lead.as_nanos() + ahead.as_nanos(),
-            max_lead: config.max_lead,
+            reach: bounds.max_lead.as_nanos() + ahead.as_nanos(),
+            max_lead: bounds.max_lead,
             ahead,
         }
     }

@@ -82,10 +82,113 @@ pub struct Config {
     pub(crate) release_code_pages: bool,
 }
 
-impl Config {
-    /// The token clients must send, if auth is on (an empty one is none).
-    pub(crate) fn auth_token(&self) -> Option<&[u8]> {
-        self.token.as_deref().filter(|t| !t.is_empty())
+/// The settings of a [`Config`] grouped by concern, as the stages of
+/// [`run`](crate::run) take them: each stage is handed only the groups it
+/// needs, so that what it depends on can be read from its signature.
+pub(crate) struct Settings {
+    /// What the clocks are built from: the settings check, the clocks and
+    /// the lease read them.
+    pub(crate) ids: IdSettings,
+    /// What the time rules read: the settings check and the clocks.
+    pub(crate) time: TimeBounds,
+    /// What the connections are admitted and timed by: the settings
+    /// check, the HTTP thread and what the connections share.
+    pub(crate) conns: Connections,
+    /// Where the 64-bit node id is leased, if it is ([`Config::lease`]).
+    pub(crate) lease: Option<LeaseConfig>,
+    /// What only [`run`](crate::run) itself reads.
+    pub(crate) process: Process,
+}
+
+/// Which ids the clocks make, and with which node ids: what the clocks
+/// are built from, apart from their time.
+pub(crate) struct IdSettings {
+    /// [`Config::layout`].
+    pub(crate) layout: Layout,
+    /// [`Config::node`].
+    pub(crate) node: u64,
+    /// [`Config::global_node`].
+    pub(crate) global_node: Option<u32>,
+    /// [`Config::v3`].
+    pub(crate) v3: bool,
+}
+
+/// The time rules' settings (see [`bounds`](crate::bounds)): where ids
+/// start, how far ahead of the time they may run, the state file that
+/// keeps a restart from reusing time, and the time source.
+pub(crate) struct TimeBounds {
+    /// [`Config::not_before`].
+    pub(crate) not_before: Option<SystemTime>,
+    /// [`Config::max_lead`].
+    pub(crate) max_lead: Duration,
+    /// [`Config::state`].
+    pub(crate) state: Option<PathBuf>,
+    /// [`Config::reserve`].
+    pub(crate) reserve: Duration,
+    /// [`Config::time`].
+    pub(crate) time: Option<Arc<dyn TimeSource>>,
+}
+
+/// Who is served, how many at once, and for how long.
+pub(crate) struct Connections {
+    /// The token clients must send, if auth is on ([`Config::token`]; an
+    /// empty one is none).
+    pub(crate) token: Option<Box<[u8]>>,
+    /// [`Config::max_conns`].
+    pub(crate) max_conns: usize,
+    /// [`Config::http_max_conns`].
+    pub(crate) http_max_conns: usize,
+    /// [`Config::auth_timeout`].
+    pub(crate) auth_timeout: Duration,
+    /// [`Config::max_unauthed`].
+    pub(crate) max_unauthed: usize,
+    /// [`Config::idle_timeout`].
+    pub(crate) idle_timeout: Option<Duration>,
+}
+
+/// The process around the server: its runtime, its memory, its end.
+pub(crate) struct Process {
+    /// [`Config::grace`].
+    pub(crate) grace: Duration,
+    /// [`Config::busy_poll`].
+    pub(crate) busy_poll: Duration,
+    /// [`Config::release_code_pages`].
+    pub(crate) release_code_pages: bool,
+}
+
+/// The public settings, flat for callers to set field by field, split
+/// into their groups once, at the start of [`run`](crate::run).
+impl From<Config> for Settings {
+    fn from(c: Config) -> Settings {
+        Settings {
+            ids: IdSettings {
+                layout: c.layout,
+                node: c.node,
+                global_node: c.global_node,
+                v3: c.v3,
+            },
+            time: TimeBounds {
+                not_before: c.not_before,
+                max_lead: c.max_lead,
+                state: c.state,
+                reserve: c.reserve,
+                time: c.time,
+            },
+            conns: Connections {
+                token: c.token.filter(|t| !t.is_empty()).map(Box::from),
+                max_conns: c.max_conns,
+                http_max_conns: c.http_max_conns,
+                auth_timeout: c.auth_timeout,
+                max_unauthed: c.max_unauthed,
+                idle_timeout: c.idle_timeout,
+            },
+            lease: c.lease,
+            process: Process {
+                grace: c.grace,
+                busy_poll: c.busy_poll,
+                release_code_pages: c.release_code_pages,
+            },
+        }
     }
 }
 

@@ -54,7 +54,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 use tracing::warn;
 
-use crate::config::Config;
+use crate::config::{Connections, LeaseConfig};
 use crate::error::Error;
 use crate::issue::{IdKind, NotIssued, Sink, issue};
 use crate::log::Recurring;
@@ -143,11 +143,13 @@ impl Monitor {
     /// Answers on `metrics` and `api` from now on (none if neither is
     /// given): not ready, and no ids, until [`Monitor::watch`].
     /// Before the clocks are there, `until` (Unix ns, 0 while unknown)
-    /// says when the first id is expected.
+    /// says when the first id is expected; with a `lease`, readiness says
+    /// the node id is being leased meanwhile.
     pub(crate) fn start(
         metrics: Option<std::net::TcpListener>,
         api: Option<std::net::TcpListener>,
-        config: &Config,
+        conns: &Connections,
+        lease: Option<&LeaseConfig>,
         until: Arc<AtomicU64>,
     ) -> Result<Option<Monitor>, Error> {
         let fail = |e| Error::io("start the HTTP listener", e);
@@ -158,8 +160,8 @@ impl Monitor {
         };
         let site = Site {
             role: Role::Api,
-            max_conns: config.http_max_conns,
-            idle: config.idle_timeout.filter(|d| !d.is_zero()),
+            max_conns: conns.http_max_conns,
+            idle: conns.idle_timeout.filter(|d| !d.is_zero()),
         };
         let listeners: Vec<_> = [(monitor, metrics), (site, api)]
             .into_iter()
@@ -182,9 +184,9 @@ impl Monitor {
         let watched = Watched::default();
         let context = Arc::new(Context {
             watched: Arc::clone(&watched),
-            token: config.auth_token().map(Box::from),
+            token: conns.token.clone(),
             starting: Starting {
-                what: match &config.lease {
+                what: match lease {
                     Some(lease) => format!(
                         "starting: leasing the 64-bit node id from {}",
                         lease.store.name()

@@ -96,6 +96,7 @@ pub(crate) enum NotIssued {
     Lease,
 }
 
+/// A clock's refusal, as a reason no ids were issued.
 impl From<Refused> for NotIssued {
     fn from(r: Refused) -> NotIssued {
         match r {

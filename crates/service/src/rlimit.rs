@@ -11,7 +11,7 @@
 //! caps, not EMFILE, decide who is closed. Elsewhere the limit is not
 //! checked.
 
-use crate::config::Config;
+use crate::config::Connections;
 use crate::error::Error;
 
 /// Descriptors counted beside the connections: the id and metrics
@@ -19,16 +19,16 @@ use crate::error::Error;
 /// its temporary copy, etcd's connections, the runtimes, stdio.
 pub(crate) const RESERVED: u64 = 128;
 
-/// Makes the open-file limit hold the connection limits of `config` (the
+/// Makes the open-file limit hold the connection limits of `conns` (the
 /// HTTP API's too, with `http`) and [`RESERVED`], raising the soft limit
 /// if need be.
-pub(crate) fn check(config: &Config, http: bool) -> Result<(), Error> {
-    let mut caps = vec![("--max-conns", config.max_conns)];
-    if config.auth_token().is_some() {
-        caps.push(("--max-unauthed", config.max_unauthed));
+pub(crate) fn check(conns: &Connections, http: bool) -> Result<(), Error> {
+    let mut caps = vec![("--max-conns", conns.max_conns)];
+    if conns.token.is_some() {
+        caps.push(("--max-unauthed", conns.max_unauthed));
     }
     if http {
-        caps.push(("--http-max-conns", config.http_max_conns));
+        caps.push(("--http-max-conns", conns.http_max_conns));
     }
     let need = caps
         .iter()
@@ -106,6 +106,12 @@ fn fit(_need: u64) -> Result<(), Short> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::config::{Config, Settings};
+
+    /// The check of `config`'s connections.
+    fn check(config: &Config, http: bool) -> Result<(), Error> {
+        super::check(&Settings::from(config.clone()).conns, http)
+    }
 
     #[test]
     fn past_any_limit_is_refused_with_the_flags() {

@@ -9,16 +9,15 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use guid::{TimeSource, WallClock};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use tracing::{info, warn};
 
-use crate::bounds;
+use crate::bounds::{self, Clocks};
 use crate::busy_poll::{self, BusyPoll};
-use crate::config::{Config, Listeners};
+use crate::config::{Config, Connections, Listeners, Settings};
 use crate::connection::{self, Entry, Open};
 use crate::error::Error;
 use crate::housekeeping::Housekeeping;
@@ -84,7 +83,8 @@ pub fn run(
 ) -> Result<Report, Error> {
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_io().enable_time();
-    let budget = config.busy_poll;
+    let settings = Settings::from(config);
+    let budget = settings.process.busy_poll;
     // Kept until the runtime is done with it.
     let busy_poll = (!budget.is_zero()).then(BusyPoll::start).flatten();
     if busy_poll.is_some() {
@@ -93,7 +93,7 @@ pub fn run(
     let runtime = builder
         .build()
         .map_err(|e| Error::io("start the runtime", e))?;
-    runtime.block_on(serve(listeners.into(), config, shutdown))
+    runtime.block_on(serve(listeners.into(), settings, shutdown))
 }
 
 /// Bounds of the accept back-off.
@@ -103,14 +103,29 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// How often housekeeping runs (the horizon, health and event lines).
 const TICK: Duration = Duration::from_millis(100);
 
+/// [`run`] on its runtime: each stage is handed the groups of settings
+/// it needs.
 async fn serve(
     listeners: Listeners,
-    config: Config,
+    settings: Settings,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Report, Error> {
+    let Settings {
+        ids,
+        time: time_bounds,
+        conns,
+        lease: lease_config,
+        process,
+    } = settings;
     // Every setting is checked, and the state file read, before anything
     // is opened or written.
-    let checked = start::check(&config, listeners.http.is_some())?;
+    let checked = start::check(
+        ids.layout,
+        &time_bounds,
+        &conns,
+        lease_config.as_ref(),
+        listeners.http.is_some(),
+    )?;
     let Listeners {
         flake,
         global,
@@ -122,11 +137,25 @@ async fn serve(
     // Health checks answer from now on: not ready until serving.
     // When the first id is expected, once the lease knows (Unix ns).
     let first_id = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let monitor = Monitor::start(metrics, http, &config, Arc::clone(&first_id))?;
-    let time: Arc<dyn TimeSource> = config.time.clone().unwrap_or_else(|| Arc::new(WallClock));
-    let not_before = bounds::start_after(&config, checked.not_before, time.now());
-    let horizon = bounds::open_horizon(&config, &*time, not_before)?;
-    let (flake, global, v3) = bounds::clocks(&config, &time, horizon.as_ref(), not_before)?;
+    let monitor = Monitor::start(
+        metrics,
+        http,
+        &conns,
+        lease_config.as_ref(),
+        Arc::clone(&first_id),
+    )?;
+    let Clocks {
+        time,
+        horizon,
+        flake,
+        global,
+        v3,
+    } = bounds::clocks(
+        &ids,
+        &time_bounds,
+        lease_config.is_some(),
+        checked.not_before,
+    )?;
 
     // Polled once now, so that the signal handlers it installs are in
     // place before the node id is leased (which may take a store's quiet)
@@ -139,7 +168,7 @@ async fn serve(
     // turned away at once. Shutdown ends the wait.
     #[cfg(feature = "lease")]
     let leasing = async {
-        let lease = crate::lease::clock(config.lease.as_ref(), config.layout, flake, &first_id);
+        let lease = crate::lease::clock(lease_config.as_ref(), ids.layout, flake, &first_id);
         tokio::select! {
             biased;
             () = &mut shutdown, if !stopped_early => None,
@@ -161,9 +190,10 @@ async fn serve(
     // run that issues nothing leaves no file, and the next start without
     // one takes the margin again.
     let shared = Arc::new(Shared::new(
-        &config,
+        &conns,
         flake,
         (global, v3),
+        ids.v3,
         horizon,
         time,
         checked.not_before,
@@ -171,7 +201,7 @@ async fn serve(
 
     shared.counts.turned_away(turned_away);
 
-    log_start(&shared, &binary, monitor.as_ref(), &config);
+    log_start(&shared, &binary, monitor.as_ref(), &conns);
 
     let mut server = Server::new(Arc::clone(&shared), binary);
     #[cfg(feature = "lease")]
@@ -185,7 +215,7 @@ async fn serve(
             .await
     {
         shared.set_phase(Phase::Serving);
-        if config.release_code_pages {
+        if process.release_code_pages {
             let bytes = crate::code_pages::release();
             tracing::debug!(
                 bytes,
@@ -195,7 +225,7 @@ async fn serve(
         server.accept(shutdown).await;
     }
     shared.set_phase(Phase::Stopping);
-    let result = server.shutdown(config.grace).await;
+    let result = server.shutdown(process.grace).await;
     // The monitor lets go of what the connections shared before the lease
     // is released.
     drop(monitor);
@@ -482,7 +512,7 @@ fn log_start(
     shared: &Shared,
     binary: &[Option<TcpListener>; 3],
     monitor: Option<&Monitor>,
-    config: &Config,
+    conns: &Connections,
 ) {
     let [flake_listener, global_listener, x_listener] = binary;
     if let Some(l) = flake_listener {
@@ -545,7 +575,7 @@ fn log_start(
     let auth_words = match auth {
         true => format!(
             "auth on (the token within {:?} of accept, at most {} connections waiting for it)",
-            config.auth_timeout, config.max_unauthed
+            conns.auth_timeout, conns.max_unauthed
         ),
         false => "auth off".to_owned(),
     };
@@ -554,12 +584,12 @@ fn log_start(
         .map_or_else(|| "off".to_owned(), |d| format!("{d:?}"));
     info!(
         auth,
-        auth_timeout = ?config.auth_timeout,
-        max_unauthed = config.max_unauthed,
-        max_conns = config.max_conns,
+        auth_timeout = ?conns.auth_timeout,
+        max_unauthed = conns.max_unauthed,
+        max_conns = conns.max_conns,
         idle_timeout = %idle,
         "{auth_words}, at most {} connections, idle timeout {idle}",
-        config.max_conns,
+        conns.max_conns,
     );
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use guid::{Health, TimeSource};
 
 use crate::clock::FlakeClock;
-use crate::config::Config;
+use crate::config::Connections;
 use crate::gate::Gate;
 use crate::horizon::Horizon;
 use crate::issue::{CLOCKS, IdKind};
@@ -58,7 +58,7 @@ pub struct Report {
 pub(crate) enum Listener {
     /// 64-bit flake ids, 8 bytes.
     Flake = 0,
-    /// 96-bit global ids (v2, or v3 with [`Config::v3`]), 12 bytes.
+    /// 96-bit global ids (v2, or v3 with [`Config::v3`](crate::Config::v3)), 12 bytes.
     Global = 1,
     /// v3's 128-bit X ids (UUIDv8), 16 bytes.
     X = 2,
@@ -282,27 +282,28 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// The state of a server with `config`, its clocks and its horizon;
-    /// no id is issued at or before `not_before` (Unix ns).
+    /// The state of a server serving `conns`, with its clocks (the 96-bit
+    /// listener serving v3's if `global_v3`) and its horizon; no id is
+    /// issued at or before `not_before` (Unix ns).
     pub(crate) fn new(
-        config: &Config,
+        conns: &Connections,
         flake: FlakeClock,
         (global, v3): (guid::Clock, guid::v3::Clock),
+        global_v3: bool,
         horizon: Option<Arc<Horizon>>,
         time: Arc<dyn TimeSource>,
         not_before: Option<u64>,
     ) -> Shared {
-        let token = config.auth_token().map(Box::from);
         Shared {
             flake: RwLock::new(Arc::new(flake)),
             global,
             v3,
-            global_v3: config.v3,
+            global_v3,
             last: [(); CLOCKS].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
-            token,
-            auth_timeout: config.auth_timeout,
-            gate: Arc::new(Gate::new(config.max_conns, config.max_unauthed)),
-            idle: config.idle_timeout.filter(|d| !d.is_zero()),
+            token: conns.token.clone(),
+            auth_timeout: conns.auth_timeout,
+            gate: Arc::new(Gate::new(conns.max_conns, conns.max_unauthed)),
+            idle: conns.idle_timeout.filter(|d| !d.is_zero()),
             horizon,
             time,
             counts: Counts::default(),

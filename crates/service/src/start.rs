@@ -3,10 +3,11 @@
 //! setting the service could not honour is refused here, not found out by
 //! the first client.
 
+use guid::flake::Layout;
 use guid::{TimeSource, WallClock};
 
 use crate::bounds::{self, Start};
-use crate::config::{Config, LeaseStore};
+use crate::config::{Config, Connections, LeaseConfig, LeaseStore, Settings, TimeBounds};
 use crate::error::Error;
 use crate::protocol::MAX_TOKEN;
 
@@ -17,25 +18,40 @@ impl Config {
     /// are counted for the binary listeners: [`run`](crate::run) counts
     /// `--max-conns` more with [`Listeners::http`](crate::Listeners::http).
     pub fn check(&self) -> Result<(), Error> {
-        check(self, false).map(drop)
+        self.check_serving(false).map(drop)
+    }
+
+    /// Checks every setting as [`run`](crate::run) does, with the HTTP
+    /// API's connections counted if it `http` listens: where the clocks
+    /// start.
+    pub(crate) fn check_serving(&self, http: bool) -> Result<Start, Error> {
+        let s = Settings::from(self.clone());
+        check(s.ids.layout, &s.time, &s.conns, s.lease.as_ref(), http)
     }
 }
 
-/// Checks `config` and reads its state file; with `http`, the open files
+/// Checks every setting but the process's (the 64-bit `layout` against
+/// the time bounds) and reads the state file; with `http`, the open files
 /// of the HTTP API's connections are counted too.
-pub(crate) fn check(config: &Config, http: bool) -> Result<Start, Error> {
-    let now = match &config.time {
+pub(crate) fn check(
+    layout: Layout,
+    time: &TimeBounds,
+    conns: &Connections,
+    lease: Option<&LeaseConfig>,
+    http: bool,
+) -> Result<Start, Error> {
+    let now = match &time.time {
         Some(time) => time.now(),
         None => WallClock.now(),
     };
-    built(config)?;
-    limits(config, http)?;
-    bounds::start(config, now)
+    built(lease)?;
+    limits(conns, lease, http)?;
+    bounds::start(layout, time, now)
 }
 
 /// Settings that need a feature this build does not have.
-fn built(config: &Config) -> Result<(), Error> {
-    let Some(lease) = &config.lease else {
+fn built(lease: Option<&LeaseConfig>) -> Result<(), Error> {
+    let Some(lease) = lease else {
         return Ok(());
     };
     let built = match lease.store {
@@ -51,10 +67,10 @@ fn built(config: &Config) -> Result<(), Error> {
     )))
 }
 
-/// The token and the connection limits.
-fn limits(config: &Config, http: bool) -> Result<(), Error> {
+/// The token, the connection limits and the lease's TTL.
+fn limits(conns: &Connections, lease: Option<&LeaseConfig>, http: bool) -> Result<(), Error> {
     let fail = |why: String| Err(Error::Config(why));
-    if let Some(t) = &config.token
+    if let Some(t) = &conns.token
         && t.len() > MAX_TOKEN
     {
         return fail(format!(
@@ -62,34 +78,41 @@ fn limits(config: &Config, http: bool) -> Result<(), Error> {
             t.len()
         ));
     }
-    if config.max_conns == 0 {
+    if conns.max_conns == 0 {
         return fail("--max-conns 0 would serve no connection".into());
     }
-    if http && config.http_max_conns == 0 {
+    if http && conns.http_max_conns == 0 {
         return fail("--http-max-conns 0 would serve no HTTP connection".into());
     }
     #[cfg(feature = "lease")]
-    if let Some(lease) = &config.lease
+    if let Some(lease) = lease
         && let Err(e) = kguid_lease::Options::default().check(lease.ttl)
     {
         return fail(format!("--lease-ttl {:?}: {e}", lease.ttl));
     }
-    if config.max_unauthed == 0 {
+    if conns.max_unauthed == 0 {
         return fail("--max-unauthed 0 leaves no room for a client to authenticate".into());
     }
-    if config.auth_timeout.is_zero() {
+    if conns.auth_timeout.is_zero() {
         return fail("--auth-timeout 0 closes every client before it can authenticate".into());
     }
+    #[cfg(not(feature = "lease"))]
+    let _ = lease;
     // The caps must fit in the open-file limit, raised if need be.
-    crate::rlimit::check(config, http)
+    crate::rlimit::check(conns, http)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use guid::flake::Layout;
     use std::sync::Arc;
     use std::time::{Duration, UNIX_EPOCH};
+
+    /// The check of every setting of `c`.
+    fn check(c: &Config, http: bool) -> Result<Start, Error> {
+        let s = Settings::from(c.clone());
+        super::check(s.ids.layout, &s.time, &s.conns, s.lease.as_ref(), http)
+    }
 
     const NOW: u64 = 1_700_000_000_000_000_000;
 
