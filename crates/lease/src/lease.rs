@@ -157,9 +157,8 @@ impl NodeLease {
         if early > 0 {
             tokio::time::sleep(Duration::from_nanos(early)).await;
         }
-        let half = nanos(self.holding.timing.ahead) / 2;
-        let need = start.saturating_add(half);
-        if need > self.validity().horizon() {
+        if self.validity().due(start) {
+            let need = start.saturating_add(nanos(self.holding.timing.ahead) / 2);
             self.holding.reserve(start, need).await?;
         }
         Ok(())

@@ -100,6 +100,12 @@ impl Validity {
         self.horizon.load(Relaxed)
     }
 
+    /// Whether a clock starting at `start` should have the horizon moved
+    /// first: the stored one is less than half the reserve past it.
+    pub(crate) fn due(&self, start: u64) -> bool {
+        self.rule.due(self.horizon(), start)
+    }
+
     /// The horizon to ask for next: `ahead` past both `now` and the latest
     /// time a clock wanted, never below the one stored.
     pub(crate) fn next_horizon(&self, now: u64) -> u64 {
