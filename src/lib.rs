@@ -126,6 +126,10 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/v3.md")]
 struct V3Doctests;
 
+#[cfg(doctest)]
+#[doc = include_str!("../docs/sno.md")]
+struct SnoDoctests;
+
 extern crate alloc;
 
 #[cfg(feature = "std")]

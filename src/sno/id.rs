@@ -227,7 +227,7 @@ impl Sno {
     pub fn from_slice(bytes: &[u8]) -> Result<Sno> {
         match bytes.try_into() {
             Ok(b) => Ok(Sno(b)),
-            Err(_) => Err(encoding::length(Sno::BYTES, bytes.len())),
+            Err(_) => Err(encoding::length(Sno::BYTES, bytes.len()).of("Sno")),
         }
     }
 
@@ -285,7 +285,11 @@ impl Sno {
     /// [`ErrorKind::Char`] for the first byte outside `2-9a-x` (sno's
     /// decoder reads such input without a word).
     pub fn parse_bytes(s: impl AsRef<[u8]>) -> Result<Sno> {
-        let s = s.as_ref();
+        Sno::decode(s.as_ref()).map_err(|e| e.of("Sno"))
+    }
+
+    /// The id of a string, its error naming no type yet.
+    fn decode(s: &[u8]) -> Result<Sno> {
         let Ok(s) = <&[u8; 16]>::try_from(s) else {
             return Err(encoding::length(Sno::STRING_LEN, s.len()));
         };
