@@ -70,6 +70,10 @@ fn contended(c: &mut Criterion) {
         AtomicSnowflakeGenerator::new(1, MonotonicClock::<1>::with_epoch(TWITTER_EPOCH));
     let wide: AtomicSnowflakeGenerator<SnowflakeMastodonId, _> =
         AtomicSnowflakeGenerator::new(0, MonotonicClock::default());
+    let sno = guid::sno::Generator::builder()
+        .partition(7)
+        .build()
+        .expect("partition 7");
 
     for threads in [1, 2, 4] {
         let name = |what: &str| format!("{what}/{threads}_threads");
@@ -94,6 +98,9 @@ fn contended(c: &mut Criterion) {
                     move || clock.l().to_u64()
                 })
             })
+        });
+        group.bench_function(name("sno_shared_generator"), |b| {
+            b.iter_custom(|ids| run(threads, ids, |_| || sno.next(1).to_u128() as u64))
         });
         group.bench_function(name("ferroid_snowflake_atomic_twitter"), |b| {
             b.iter_custom(|ids| {

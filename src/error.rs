@@ -17,7 +17,9 @@ pub struct Error {
 }
 
 /// The id types an error may name.
-const NAMES: [&str; 7] = ["", "Guid", "Luid", "v3::Guid", "v3::Luid", "v3::Xuid", "Sno"];
+const NAMES: [&str; 7] = [
+    "", "Guid", "Luid", "v3::Guid", "v3::Luid", "v3::Xuid", "Sno",
+];
 
 /// What exactly was wrong, for callers that want to match on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
