@@ -153,6 +153,15 @@ pub struct GenArgs {
     /// Take the ids from `guid serve` at these comma-separated addresses (its --listen-g listeners), moving to another on failure; the token comes from NOEQ_TOKEN
     #[arg(long, value_name = "ADDRS", value_delimiter = ',', conflicts_with_all = ["local", "node", "drift", "drift_code", "v3"])]
     pub remote: Vec<String>,
+    /// Ids of muyo/sno (10 bytes, a 16-character base32 string of time, metabyte, partition and sequence) instead of guid ids
+    #[arg(long, conflicts_with_all = ["local", "v3", "drift", "drift_code", "node", "format", "remote"])]
+    pub sno: bool,
+    /// With --sno: the metabyte of every id, 0..=255, decimal or 0x hex [default: 0]
+    #[arg(long, value_name = "M", value_parser = value::meta, allow_negative_numbers = true, requires = "sno")]
+    pub meta: Option<u8>,
+    /// With --sno: the generator's partition, 0..=65535, decimal or 0x hex [default: random]
+    #[arg(long, value_name = "P", value_parser = value::partition, allow_negative_numbers = true, requires = "sno")]
+    pub partition: Option<u16>,
     /// With --remote: 64-bit flake ids from the services' -l listeners (a reply of the other listener's kind, or ids whose time is over a day from now, fails with status 1)
     #[arg(long, requires = "remote")]
     pub flake: bool,
@@ -267,6 +276,9 @@ pub struct InspectArgs {
     /// The form of the ids [default: whichever gives a valid id]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
+    /// Read every id as a sno string (muyo/sno: 16 characters of 2-9a-x) and print its parts: time, meta, partition, seq, tick
+    #[arg(long, conflicts_with_all = ["kind", "v3", "from_v2", "from"])]
+    pub sno: bool,
     /// Find every id in each line of text (logs), rather than read each line as one id; what is no id is skipped
     #[arg(long)]
     pub extract: bool,
@@ -284,8 +296,8 @@ pub struct ComposeArgs {
     /// Node id, decimal or 0x hex: 32 bits, 58 for --v3 --x [default: 0]
     #[arg(long, value_name = "N", value_parser = value::node, allow_negative_numbers = true, conflicts_with = "local")]
     pub node: Option<value::Node>,
-    /// Sequence number, 0..=16383 [default: 0]
-    #[arg(long, value_name = "S", value_parser = value::seq, allow_negative_numbers = true)]
+    /// Sequence number, 0..=16383, 0..=65535 with --sno [default: 0]
+    #[arg(long, value_name = "S", value_parser = value::seq16, allow_negative_numbers = true)]
     pub seq: Option<u16>,
     /// Tolerated clock skew between nodes, in seconds, as for gen [default: v2 drift 3, v3 drift 4]
     #[arg(long, value_name = "SECS", value_parser = value::seconds, allow_negative_numbers = true)]
@@ -302,4 +314,16 @@ pub struct ComposeArgs {
     /// With --v3: a 128-bit id (RFC 9562 UUIDv8, 58-bit node) instead of a global one
     #[arg(long, requires = "v3", conflicts_with = "local")]
     pub x: bool,
+    /// A sno id (muyo/sno) of --time (kept to its 4 ms unit, 2010 to 2079), --meta, --partition, --seq and --tick; prints its string
+    #[arg(long, conflicts_with_all = ["node", "drift", "drift_code", "local", "v3"])]
+    pub sno: bool,
+    /// With --sno: the metabyte, 0..=255, decimal or 0x hex [default: 0]
+    #[arg(long, value_name = "M", value_parser = value::meta, allow_negative_numbers = true, requires = "sno")]
+    pub meta: Option<u8>,
+    /// With --sno: the partition, 0..=65535, decimal or 0x hex [default: 0]
+    #[arg(long, value_name = "P", value_parser = value::partition, allow_negative_numbers = true, requires = "sno")]
+    pub partition: Option<u16>,
+    /// With --sno: the tick-tock bit, 0 or 1 [default: 0]
+    #[arg(long, value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1), requires = "sno")]
+    pub tick: Option<u8>,
 }

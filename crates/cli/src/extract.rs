@@ -128,8 +128,9 @@ impl Scanner {
 }
 
 impl Token<'_> {
-    /// The id this token is, if it reads as exactly one under the flags.
-    pub fn id(&self, kind: Option<Kind>, from: Option<Form>, v3: bool) -> Option<Id> {
+    /// The id this token is, if it reads as exactly one under the flags,
+    /// and the form it was read in.
+    pub fn id(&self, kind: Option<Kind>, from: Option<Form>, v3: bool) -> Option<(Form, Id)> {
         let quoted = |star: bool| {
             let mut text = [0; RUN_MAX + 3];
             let open: &[u8] = if star { b"\"*" } else { b"\"" };
@@ -148,6 +149,17 @@ impl Token<'_> {
                 None => form::find_in(self.run, kind, Some(Form::String), v3),
                 Some(_) => None,
             }),
+        }
+    }
+
+    /// The sno id this token is (`--sno`): a bare run of 16 characters of
+    /// sno's alphabet.
+    pub fn sno(&self) -> Option<(Form, Id)> {
+        match self.quote {
+            Quote::Star => None,
+            _ => guid::sno::Sno::parse_bytes(self.run)
+                .ok()
+                .map(|id| (Form::String, Id::Sno(id))),
         }
     }
 }
@@ -218,9 +230,9 @@ mod tests {
             ids.extend(scanner.end_line().and_then(|t| t.id(None, from, false)));
             ids
         };
-        let local = form::decode(b"5...........1...", None, None).ok();
+        let local = form::decode(b"5...........1...", None, None, false).ok();
         assert_eq!(id(br#"x="*N............1..""#, None), Vec::from_iter(local));
-        let global = form::decode(b"N...0ngIdY...1..", None, None).ok();
+        let global = form::decode(b"N...0ngIdY...1..", None, None, false).ok();
         assert!(global.is_some());
         for from in [None, Some(Form::Json), Some(Form::String)] {
             assert_eq!(

@@ -28,6 +28,7 @@
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
 use guid::Id as _;
+use guid::sno::Sno;
 use guid::{Guid, Luid};
 use serde::de::DeserializeOwned;
 
@@ -87,6 +88,11 @@ impl Form {
             .take(longest)
             .take_while(|&&b| self.allows(b))
             .count()
+    }
+
+    /// Its name in the objects `inspect` prints: the `--from` value.
+    pub fn name(self) -> &'static str {
+        self.flag()
     }
 
     /// Its name in messages.
@@ -153,28 +159,38 @@ const READINGS: [(Form, Kind); 10] = [
 ];
 
 /// Reads `input` as an id, trying every reading the flags allow (module
-/// docs). The error says what is wrong, not what the input was.
-pub fn decode(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
+/// docs), and, when `sno` is set and no flag names a form or kind, as a
+/// sno string too. The error says what is wrong, not what the input was.
+pub fn decode(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+    sno: bool,
+) -> Result<(Form, Id), String> {
     if is_uuid(input, form) {
         return decode_v3(input, kind, Some(Form::Uuid));
     }
     let (found, n) = readings(input, kind, form);
-    match found[..n] {
-        [Some((_, _, id))] => Ok(id),
-        [] => Err(why_not(input, kind, form)),
-        _ => Err(ambiguous(found[..n].iter().flatten())),
+    let sno = (sno && kind.is_none() && form.is_none())
+        .then(|| Sno::parse_bytes(input).ok())
+        .flatten();
+    match (&found[..n], sno) {
+        ([Some((form, _, id))], None) => Ok((*form, *id)),
+        ([], Some(sno)) => Ok((Form::String, Id::Sno(sno))),
+        ([], None) => Err(why_not(input, kind, form)),
+        (found, sno) => Err(ambiguous(found.iter().flatten(), sno.is_some())),
     }
 }
 
-/// The id `input` reads as, if it reads as exactly one: [`decode`] without
-/// the cost of saying why not, for searching text where most words are no
-/// id.
-pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<Id> {
+/// The id `input` reads as, if it reads as exactly one, and the form it
+/// was read in: [`decode`] without sno strings nor the cost of saying why
+/// not, for searching text where most words are no id.
+pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<(Form, Id)> {
     if is_uuid(input, form) {
         return decode_v3(input, kind, Some(Form::Uuid)).ok();
     }
     match readings(input, kind, form) {
-        ([Some((_, _, id)), ..], 1) => Some(id),
+        ([Some((form, _, id)), ..], 1) => Some((form, id)),
         _ => None,
     }
 }
@@ -186,7 +202,9 @@ type Reading = (Form, Kind, Id);
 /// entries, in a fixed array as this runs for every line.
 type Found = ([Option<Reading>; READINGS.len()], usize);
 
-/// The readings the flags allow that give an id.
+/// The readings the flags allow that give an id. Of a sortable string of
+/// both kinds only the global id is kept (module docs): READINGS lists it
+/// first.
 fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
     let mut found: [Option<Reading>; READINGS.len()] = [None; READINGS.len()];
     let mut n = 0;
@@ -194,21 +212,14 @@ fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
         if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
             continue;
         }
+        if f == Form::String && found[..n].iter().flatten().any(|r| r.0 == Form::String) {
+            continue;
+        }
         if let Some(id) = parse(input, f, k) {
             if !found[..n].iter().flatten().any(|&(_, _, seen)| seen == id) {
                 found[n] = Some((f, k, id));
                 n += 1;
             }
-        }
-    }
-    // Without --from (or with --from string), a sortable string wins, and
-    // of a string of both kinds the global id (module docs): READINGS
-    // lists it first.
-    if form.is_none_or(|form| form == Form::String) {
-        if let Some(string) = found[..n].iter().flatten().find(|r| r.0 == Form::String) {
-            let mut one = [None; READINGS.len()];
-            one[0] = Some(*string);
-            return (one, 1);
         }
     }
     (found, n)
@@ -229,16 +240,22 @@ pub fn decode_in(
     kind: Option<Kind>,
     form: Option<Form>,
     v3: bool,
-) -> Result<Id, String> {
+    sno: bool,
+) -> Result<(Form, Id), String> {
     if v3 {
         decode_v3(input, kind, form)
     } else {
-        decode(input, kind, form)
+        decode(input, kind, form, sno)
     }
 }
 
 /// [`find`] in the generation `v3` says.
-pub fn find_in(input: &[u8], kind: Option<Kind>, form: Option<Form>, v3: bool) -> Option<Id> {
+pub fn find_in(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+    v3: bool,
+) -> Option<(Form, Id)> {
     if v3 {
         decode_v3(input, kind, form).ok()
     } else {
@@ -253,7 +270,11 @@ pub fn find_in(input: &[u8], kind: Option<Kind>, form: Option<Form>, v3: bool) -
 /// 16 hex digits need `--from hex`), other runs of up to 20 digits an int
 /// (local), and
 /// a JSON string is read as the id its contents are.
-pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Id, String> {
+pub fn decode_v3(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+) -> Result<(Form, Id), String> {
     let form = match form {
         Some(form) => form,
         None => match input.len() {
@@ -284,7 +305,9 @@ pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result
         (Form::Base62, 22) | (Form::Hex, 32) => Kind::X,
         _ => Kind::G,
     });
-    reading(input, form, kind, true).map_err(|why| why.to_string())
+    reading(input, form, kind, true)
+        .map(|id| (form, id))
+        .map_err(|why| why.to_string())
 }
 
 /// One v2 reading, without the error's text: the search through every
@@ -391,9 +414,10 @@ impl std::fmt::Display for Why {
     }
 }
 
-/// The refusal of an input that reads as several different ids.
-fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
-    let readings: Vec<String> = found
+/// The refusal of an input that reads as several different ids: of the
+/// readings `found`, and as a sno string if `sno`.
+fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>, sno: bool) -> String {
+    let mut readings: Vec<String> = found
         .map(|&(form, kind, _)| {
             let (kind, flag) = match kind {
                 Kind::G => ("global", "g"),
@@ -408,6 +432,9 @@ fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>) -> String {
             format!("{} of a {kind} id ({flags})", form.what())
         })
         .collect();
+    if sno {
+        readings.push("a sno string (--sno)".to_owned());
+    }
     let (last, rest) = readings.split_last().map_or(("", &[][..]), |(l, r)| (l, r));
     format!(
         "ambiguous: reads as {} different ids, as {} and as {last}; say which with its flags",

@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use data_encoding::HEXLOWER;
 use guid::Id;
 use guid::flake::Layout;
+use guid::sno;
 use guid::{Clock, Guid, v3};
 use kguid_service::{Client, protocol};
 use serde::Serialize;
@@ -23,7 +24,9 @@ const BATCH: usize = 1024;
 
 /// Prints `args.count` fresh ids.
 pub fn run(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
-    let status = if !args.remote.is_empty() {
+    let status = if args.sno {
+        sno(args, out)?
+    } else if !args.remote.is_empty() {
         remote(args, out)?
     } else if args.v3 {
         let clock = v3_clock(args);
@@ -47,6 +50,32 @@ pub fn run(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
     };
     out.flush()?;
     Ok(status)
+}
+
+/// Prints `args.count` sno ids of one generator, of `args.meta`, in
+/// `args.partition` (else one drawn at random).
+fn sno(args: &GenArgs, out: &mut impl Write) -> Result<Status, Fail> {
+    let builder = sno::Generator::builder();
+    let builder = match args.partition {
+        Some(partition) => builder.partition(partition),
+        None => builder,
+    };
+    let generator = match builder.build() {
+        Ok(generator) => generator,
+        Err(e) => return Ok(bad_form(&format!("cannot make sno ids: {e}"))),
+    };
+    let meta = args.meta.unwrap_or(0);
+    let mut buf = [0; 16];
+    for _ in 0..args.count {
+        match generator.try_next(meta) {
+            Ok(id) => {
+                out.write_all(id.encode(&mut buf).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            Err(e) => return Err(Fail::Mismatch(format!("cannot make a sno id: {e}"))),
+        }
+    }
+    Ok(Status::Done)
 }
 
 /// A clock's infallible fill as the fallible one [`print`] takes.

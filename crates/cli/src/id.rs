@@ -1,7 +1,8 @@
-//! Every kind of id of both generations, as one value: what a line was
+//! Every kind of id of both generations, and sno's, as one value: what a line was
 //! read as. Everything done with it is generic over [`guid::Id`].
 
 use clap::ValueEnum;
+use guid::sno::Sno;
 use guid::{Guid, Luid, v3};
 
 use crate::report::Report;
@@ -30,6 +31,8 @@ pub enum Id {
     L3(v3::Luid),
     /// A v3 128-bit id.
     X(v3::Xuid),
+    /// An id of muyo/sno.
+    Sno(Sno),
 }
 
 impl Id {
@@ -41,6 +44,7 @@ impl Id {
             Id::G3(v) => Report::of(v),
             Id::L3(v) => Report::of(v),
             Id::X(v) => Report::of(v),
+            Id::Sno(v) => Ok(Report::of_sno(v)),
         }
     }
 

@@ -4,7 +4,9 @@ use std::io::{self, BufRead, BufReader, Write};
 
 use crate::cli::InspectArgs;
 use crate::extract::{Scanner, Token};
-use crate::form;
+use guid::sno::Sno;
+
+use crate::form::{self, Form};
 use crate::id::Id;
 use crate::output::{self, Cut, Fail, Quoted, Status};
 
@@ -121,8 +123,19 @@ impl<W: Write> Inspect<'_, W> {
     /// Writes the object of one id, or reports why it is not one.
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
         let args = self.args;
-        match form::decode_in(input, args.kind, args.from, args.v3) {
-            Ok(id) => self.converted(id).report()?.write_line(self.out)?,
+        let read = if args.sno {
+            Sno::parse_bytes(input)
+                .map(|id| (Form::String, Id::Sno(id)))
+                .map_err(|e| format!("not a sno string: {e}"))
+        } else {
+            form::decode_in(input, args.kind, args.from, args.v3, !args.from_v2)
+        };
+        match read {
+            Ok((form, id)) => self
+                .converted(id)
+                .report()?
+                .read_as(form)
+                .write_line(self.out)?,
             Err(what) => {
                 output::error(format_args!("invalid id {}: {what}", Quoted(input)));
                 self.good = false;
@@ -135,10 +148,15 @@ impl<W: Write> Inspect<'_, W> {
     /// with the line's number; any other token is skipped.
     fn found(&mut self, token: Option<Token<'_>>) -> Result<(), Fail> {
         let args = self.args;
-        if let Some(id) = token.and_then(|t| t.id(args.kind, args.from, args.v3)) {
+        let read = |t: Token<'_>| match args.sno {
+            true => t.sno(),
+            false => t.id(args.kind, args.from, args.v3),
+        };
+        if let Some((form, id)) = token.and_then(read) {
             // Lines are numbered from 1.
             self.converted(id)
                 .report()?
+                .read_as(form)
                 .write_found(self.line + 1, self.out)?;
         }
         Ok(())

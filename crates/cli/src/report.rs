@@ -4,8 +4,10 @@ use std::io::{self, Write};
 
 use data_encoding::HEXLOWER;
 use guid::Id;
+use guid::sno::Sno;
 use serde::Serialize;
 
+use crate::form::Form;
 use crate::rfc3339::Utc;
 
 /// Every part and encoding of an id, in the order printed.
@@ -15,8 +17,30 @@ pub struct Report {
     /// on, from 1; otherwise absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u64>,
-    /// `"g"`, `"l"` or `"x"`.
+    /// `"g"`, `"l"`, `"x"` or `"sno"`.
     kind: &'static str,
+    /// With `inspect`: the form the id was read in (a `--from` value);
+    /// otherwise absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    form: Option<&'static str>,
+    /// The parts and encodings.
+    #[serde(flatten)]
+    parts: Parts,
+}
+
+/// The parts and encodings of one kind of id.
+#[derive(Serialize, Debug)]
+#[serde(untagged)]
+enum Parts {
+    /// An id of this crate's.
+    Guid(GuidParts),
+    /// An id of muyo/sno.
+    Sno(SnoParts),
+}
+
+/// The parts and encodings of a global, local or 128-bit id.
+#[derive(Serialize, Debug)]
+struct GuidParts {
     /// The drift code of the id's generation: 1..=7 in v2, 0..=7 in v3.
     drift: u8,
     /// Unix nanoseconds, to the tick.
@@ -37,6 +61,27 @@ pub struct Report {
     json: String,
 }
 
+/// The parts and encodings of a sno id.
+#[derive(Serialize, Debug)]
+struct SnoParts {
+    /// The 16-character base32 string.
+    string: String,
+    /// Lowercase hex of the 10 bytes.
+    hex: String,
+    /// Unix nanoseconds: the start of the id's 4 ms unit.
+    time_ns: u64,
+    /// The same time as RFC 3339 UTC with nanoseconds.
+    time: String,
+    /// The metabyte.
+    meta: u8,
+    /// The partition.
+    partition: u16,
+    /// The sequence number.
+    seq: u16,
+    /// The tick-tock bit, 0 or 1.
+    tick: u8,
+}
+
 impl Report {
     /// Describes `id`, of either generation.
     pub fn of<I: Id + Serialize>(id: I) -> serde_json::Result<Report> {
@@ -47,7 +92,9 @@ impl Report {
                 32 => "g",
                 _ => "x",
             },
-            drift: id.drift().into(),
+            form: None,
+            parts: Parts::Guid(GuidParts {
+                drift: id.drift().into(),
             time_ns: id.time(),
             time: Utc(id.time()).to_string(),
             node: (I::NODE_BITS > 0).then(|| id.node()),
@@ -56,7 +103,33 @@ impl Report {
             string: id.to_string(),
             base62: id.to_base62(),
             json: serde_json::to_string(&id)?,
+            }),
         })
+    }
+
+    /// Describes a sno id.
+    pub fn of_sno(id: Sno) -> Report {
+        Report {
+            line: None,
+            kind: "sno",
+            form: None,
+            parts: Parts::Sno(SnoParts {
+                string: id.to_string(),
+                hex: HEXLOWER.encode(&id.to_bytes()),
+                time_ns: id.unix_ns(),
+                time: Utc(id.unix_ns()).to_string(),
+                meta: id.meta(),
+                partition: id.partition(),
+                seq: id.sequence(),
+                tick: id.tick().into(),
+            }),
+        }
+    }
+
+    /// The same, naming the form the id was read in.
+    pub fn read_as(mut self, form: Form) -> Report {
+        self.form = Some(form.name());
+        self
     }
 
     /// Writes the object and a newline.

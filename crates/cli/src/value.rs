@@ -1,5 +1,6 @@
-//! Values of flags: node, sequence, drift seconds and time. Each parser
-//! returns what is wrong as a short phrase; clap puts the input before it.
+//! Values of flags: node, sequence, drift seconds, time, and sno's meta
+//! and partition. Each parser returns what is wrong as a short phrase;
+//! clap puts the input before it.
 
 use std::time::Duration;
 
@@ -67,12 +68,32 @@ pub fn drift_v3(ns: Option<i64>, code: Option<u8>) -> v3::Drift {
     }
 }
 
-/// A sequence number: decimal or `0x` hex, at most 16383.
-pub fn seq(s: &str) -> Result<u16, String> {
-    match u16::try_from(uint(s)?) {
-        Ok(v) if v <= SEQ_MAX => Ok(v),
-        _ => Err(format!("sequence is out of range 0..={SEQ_MAX}")),
-    }
+/// A sequence number of a sno id, or of any id before its kind is known:
+/// decimal or `0x` hex, at most 65535 ([`seq14`] narrows it for the
+/// others).
+pub fn seq16(s: &str) -> Result<u16, String> {
+    u16::try_from(uint(s)?).map_err(|_| format!("sequence is out of range 0..={}", u16::MAX))
+}
+
+/// A sequence number of a global or local id (14 bits), refused in clap's
+/// words.
+pub fn seq14(seq: u16) -> Result<u16, String> {
+    seq.le(&SEQ_MAX).then_some(seq).ok_or_else(|| {
+        format!(
+            "invalid value '{seq}' for '--seq <S>': sequence is out of range 0..={SEQ_MAX} \
+             (65535 with --sno)"
+        )
+    })
+}
+
+/// A sno metabyte: decimal or `0x` hex, at most 255.
+pub fn meta(s: &str) -> Result<u8, String> {
+    u8::try_from(uint(s)?).map_err(|_| format!("meta is out of range 0..={}", u8::MAX))
+}
+
+/// A sno partition: decimal or `0x` hex, at most 65535.
+pub fn partition(s: &str) -> Result<u16, String> {
+    u16::try_from(uint(s)?).map_err(|_| format!("partition is out of range 0..={}", u16::MAX))
 }
 
 /// A time: Unix nanoseconds (digits only) or an RFC 3339 timestamp.
@@ -234,10 +255,16 @@ mod tests {
         for s in ["0x400000000000000", "", "0x", "+1", "-1", "1.0", "0b1", "x"] {
             assert!(node(s).is_err(), "{s:?}");
         }
-        assert_eq!(seq("16383"), Ok(16383));
-        assert_eq!(seq("0x3fff"), Ok(16383));
-        assert!(seq("16384").is_err());
-        assert!(seq("65536").is_err());
+        assert_eq!(seq16("16383").and_then(seq14), Ok(16383));
+        assert_eq!(seq16("0x3fff").and_then(seq14), Ok(16383));
+        assert!(seq16("16384").and_then(seq14).is_err());
+        assert_eq!(seq16("65535"), Ok(u16::MAX));
+        assert!(seq16("65536").is_err());
+        assert!(seq14(16384).is_err());
+        assert_eq!(meta("0xff"), Ok(255));
+        assert!(meta("256").is_err());
+        assert_eq!(partition("0x4142"), Ok(0x4142));
+        assert!(partition("65536").is_err());
         assert_eq!(time("18446744073709551615"), Ok(u64::MAX));
         assert!(time("18446744073709551616").is_err());
         assert!(time("-1").is_err());
