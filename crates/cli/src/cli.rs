@@ -196,35 +196,45 @@ pub enum GenFormat {
 const INSPECT_HELP: &str = concat!(
     "\
 How an id is read:
-  1. The sortable string is tried first and wins: without --from, base62,
-     hex and ints are read only when the input cannot be a sortable string
-     of any kind (wrong length, a character outside its alphabet, drift
-     code 0). So `guid gen ... | guid inspect` reads back every line gen
-     prints as a string, its default, global or --local.
-  2. 16 characters that are both a global and a local string (a local id
-     of drift code 4 or more; gen's default global and --local strings
-     never are) are read as the global id unless --as l; the \"kind\" field
-     says which was read, and the status is 0.
-  3. A UUID (36 characters, '-' at index 8) is a v3 128-bit id (kind x),
+  1. Every reading that --from and --as allow is tried, and without --from,
+     --as, --v3 or --from-v2 a sno string too (16 characters of 2-9a-x).
+     The id is printed when exactly one reading gives a valid id (drift
+     code 1..=7), so a local form needs no --as l; the \"form\" field names
+     the form it was read in (string, base62, hex, json, int or uuid) and
+     \"kind\" the kind (g, l, x or sno).
+  2. A line that gives different ids in several forms is never guessed at:
+     it is refused as ambiguous (status 3), on an error line naming each
+     reading with the flag that picks it (--from string, --from base62,
+     --from hex, --sno). 16 characters are where forms meet: a global
+     sortable string without '.' or '_' (most of those gen prints) is also
+     base62, every 16-digit global base62 is also a string, a sno string is
+     usually also a global string, and 16 hex digits may be a local string.
+     So `guid gen -n 100 | guid inspect --from string` reads back every
+     line gen prints as a string, global or --local; gen --format base62
+     or hex reads back with that --from, and gen --sno with --sno.
+  3. Within the sortable string, 16 characters that are both a global and a
+     local string (a local id of drift code 4 or more; gen's default global
+     and --local strings never are) are read as the global id unless --as l;
+     \"kind\" says which was read, and the status is 0.
+  4. A UUID (36 characters, '-' at index 8) is a v3 128-bit id (kind x),
      with or without --v3.
-  4. Otherwise every form and kind that --from and --as allow is tried; the
-     id is printed when exactly one gives a valid id (drift code 1..=7), so a
-     local form needs no --as l, and refused with each reading's flags when
-     two give different ids.
 
   11 characters      base62 of a local id
   16 characters      a sortable string (global, or local: .0-9A-E only),
-                     else 16 hex digits (local); 16 base62 digits of a
-                     global id always also spell a string: --from base62
+                     16 base62 digits (global), 16 hex digits (local)
+                     or a sno string: often several of them (rule 2)
   17 characters      base62 of a global id
   24 characters      hex of a global id
   19 or 20 digits    int: the 64-bit value of a local id
   \"...\" or \"*...\"    JSON of a global or a local id
   36 characters      a UUID: a v3 128-bit id
 
-  So only 16 characters need --from: 16-digit global base62 (--from
-  base62) and 16 hex digits of a local id that also spell a string
-  (--from hex). gen --format base62 or hex reads back with that --from.
+  So only 16 characters may need a flag: those that are valid in more
+  than one of the forms of 16 characters (rule 2).
+
+  With --sno, every id is read as a sno string (muyo/sno), and printed with
+  kind \"sno\", form, string, hex, time_ns and time (the start of its 4 ms
+  unit), meta, partition, seq and tick (0 or 1).
 
   With --v3, ids are read as fogfish/guid v3 ids, whose fixed widths leave
   one reading per length: 16 characters are a sortable string (global unless
@@ -242,8 +252,10 @@ What --extract finds:
   letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
   quotes and star, as the JSON of a local id; any other token is read alone
   (\"TOKEN\" reads as JSON under --from json). Each token is read as an
-  id is above (the same rule: the sortable string wins), and printed when
-  it is an id, with \"line\" (counted from 1 over the arguments and standard
+  id is above, but for two things: of a token that reads in several forms
+  the sortable string is taken (what logs print; \"form\" says so), and no
+  token is a sno id unless --sno (then every 16-character token of sno's
+  alphabet is, and nothing else). A token that is an id is printed, with \"line\" (counted from 1 over the arguments and standard
   input) before the other fields. Tokens that are no id or read as several are skipped,
   silently and with status 0, so a word that happens to be an id is printed
   too: use --from and --as to say which forms your logs hold. An id must not touch

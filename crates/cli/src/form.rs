@@ -1,29 +1,35 @@
 //! The textual forms of an id and how an input is read as one.
 //!
-//! The rule, the same for `inspect` and `inspect --extract`:
+//! The rule of `inspect` (`--help` tells it to users):
 //!
-//! 1. Without `--from`, the canonical sortable string is tried first, and a
-//!    valid one wins: base62, hex and ints are read only under `--from`, or
-//!    when the input cannot be a sortable string of any kind (wrong length,
-//!    a byte outside the alphabet, drift code 0).
-//! 2. A 16-character string that is a valid global and a valid local string
-//!    is read as the global id unless `--as l` says otherwise. `gen`'s
-//!    default output, global (drift code 3, first character `N`..`c`) and
-//!    `--local` (first character `5` or `6`), never reads as the other kind;
-//!    only local ids with drift code 4 or more (`--drift-code 4`) do, and
-//!    need `--as l`. The object's `kind` says which was read.
-//! 3. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
+//! 1. Every reading that `--from` and `--as` allow is tried; without
+//!    either (and without `--v3` or `--from-v2`), a sno string too. Exactly
+//!    one valid id is that id, printed with the form it was read in; none
+//!    is the error of the reading the input looks most like.
+//! 2. Readings that give different ids are refused as ambiguous, naming
+//!    each with the flags that pick it: never a guess. 16 characters are
+//!    where forms meet: a global sortable string without `.` or `_` is
+//!    usually also 16-digit global base62, which always also spells a
+//!    string; a sno string is usually also a global string; 16 hex digits
+//!    may be a local string.
+//! 3. Within the sortable string, 16 characters that are a valid global
+//!    and a valid local string are the global id unless `--as l` says
+//!    otherwise. `gen`'s default output, global (drift code 3, first
+//!    character `N`..`U`) and `--local` (first character `5` or `6`), never
+//!    reads as the other kind; only local ids with drift code 4 or more
+//!    (`--drift-code 4`) do, and need `--as l`. The object's `kind` says
+//!    which was read.
+//! 4. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
 //!    `--v3`.
-//! 4. Otherwise every reading that `--from` and `--as` allow is tried:
-//!    exactly one valid id is that id, none is the error of the reading the
-//!    input looks most like, two different ids are refused with the flags of
-//!    each reading.
+//!
+//! `inspect --extract` reads tokens with [`find`], which has no sno
+//! reading, and takes the sortable string of a token that reads in several
+//! forms (logs print ids as strings).
 //!
 //! Lengths: a sortable string is 16 characters (global or local), base62
 //! 11 (local) or 16–17 (global), hex 16 (local) or 24 (global), an int
-//! (the decimal value of a local id) 19–20 digits, JSON starts with `"`.
-//! So only 16 characters need `--from`: 16-digit global base62 and 16 hex
-//! digits of a local id usually also read as a sortable string, which wins.
+//! (the decimal value of a local id) 19–20 digits, JSON starts with `"`,
+//! a sno string 16.
 
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
