@@ -72,7 +72,8 @@ pub fn drift_v3(ns: Option<i64>, code: Option<u8>) -> v3::Drift {
 /// decimal or `0x` hex, at most 65535 ([`seq14`] narrows it for the
 /// others).
 pub fn seq16(s: &str) -> Result<u16, String> {
-    u16::try_from(uint(s)?).map_err(|_| format!("sequence is out of range 0..={}", u16::MAX))
+    u16::try_from(uint(s)?)
+        .map_err(|_| format!("sequence is out of range 0..={SEQ_MAX}, 0..=65535 with --sno"))
 }
 
 /// A sequence number of a global or local id (14 bits), refused in clap's
@@ -80,8 +81,8 @@ pub fn seq16(s: &str) -> Result<u16, String> {
 pub fn seq14(seq: u16) -> Result<u16, String> {
     seq.le(&SEQ_MAX).then_some(seq).ok_or_else(|| {
         format!(
-            "invalid value '{seq}' for '--seq <S>': sequence is out of range 0..={SEQ_MAX} \
-             (65535 with --sno)"
+            "invalid value '{seq}' for '--seq <S>': sequence is out of range 0..={SEQ_MAX}, \
+             0..=65535 with --sno"
         )
     })
 }
