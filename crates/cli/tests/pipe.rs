@@ -75,19 +75,18 @@ fn round_trip(gen_flags: &[&str], form: &str, inspect_flags: &[&str]) -> (Vec<St
 }
 
 /// Without flags, every form of both kinds reads back as the id gen made,
-/// except 16-digit global base62 and local hex, which also spell a sortable
-/// string: the string wins, so they read as it (status 0) and need --from.
+/// or, when the line is valid in several forms, is refused as ambiguous:
+/// never read as another id (`check_each`).
 #[test]
 fn gen_pipes_to_inspect_without_flags() {
     // Unique by length or marker: 24 hex digits, JSON, 11 base62 digits,
-    // 19 or 20 decimal digits; and the sortable string, tried first.
+    // 19 or 20 decimal digits; and the local string (.0-9A-E).
     for (gen_flags, form) in [
         (&[][..], "hex"),
         (&[], "json"),
         (&["--local"], "json"),
         (&["--local"], "base62"),
         (&["--local"], "int"),
-        (&[], "string"),
         (&["--local"], "string"),
     ] {
         let flags = [gen_flags, &["-n", N]].concat();
@@ -95,21 +94,20 @@ fn gen_pipes_to_inspect_without_flags() {
         assert_eq!((lines.len(), refused), (300, 0), "{gen_flags:?} {form}");
     }
 
-    // 16 characters that are also a sortable string read as that string;
-    // lowercase local hex that is no string reads as the hex.
-    for (gen_flags, form) in [(&[][..], "base62"), (&["--local"], "hex")] {
-        let made_by = guid(["gen", "-n", N, "--format", form].iter().chain(gen_flags));
-        let run = guid_stdin(["inspect"], made_by.stdout.as_bytes());
-        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{form}");
-        let strings = run
-            .objects()
-            .iter()
-            .zip(made_by.lines())
-            // Lowercase hex is often no string: then it is the hex.
-            .filter(|(o, line)| line.len() == 16 && (o["string"] == **line || o[form] == **line))
-            .count();
-        assert_eq!(strings, 300, "{gen_flags:?} {form}: read as the string");
-    }
+    // A global string without '.' or '_' is usually also base62: refused
+    // unless --from string, which reads every line back.
+    let (lines, refused) = round_trip(&["-n", N], "string", &[]);
+    let plain = lines.iter().filter(|l| !l.contains(['.', '_'])).count();
+    assert!(refused <= plain, "only strings without '.' or '_' are refused");
+    let (_, refused) = round_trip(&["-n", N], "string", &["--from", "string"]);
+    assert_eq!(refused, 0);
+
+    // 16-digit global base62 always also spells a string: every line is
+    // refused, none read as the string's id. Local hex is refused when it is
+    // also a local string, and read as hex otherwise.
+    let (lines, refused) = round_trip(&["-n", N], "base62", &[]);
+    assert_eq!((lines.len(), refused), (300, 300));
+    round_trip(&["-n", N, "--local"], "hex", &[]);
 
     // Drift code 7 gives 17 digits, which no other form has.
     let (lines, refused) = round_trip(&["-n", N, "--drift", "86400"], "base62", &[]);
@@ -214,13 +212,25 @@ fn read_as(flags: &[&str], input: &str, want: Value) {
     );
     let mut got = run.objects().remove(0);
     got.as_object_mut().and_then(|o| o.remove("time"));
+    got.as_object_mut().and_then(|o| o.remove("form"));
     assert_eq!(got, want, "{flags:?} {input}");
 }
 
-/// Each way 16 characters can read as two or three ids: the sortable
-/// string wins, the global one first; the flags pick any other reading.
+/// Asserts `inspect flags input` refused the input as ambiguous, naming
+/// each of `needles` (the flags of the readings).
+fn refused(flags: &[&str], input: &str, needles: &[&str]) {
+    let run = guid(["inspect"].iter().chain(flags).chain([&input]));
+    assert_eq!((run.code, run.stdout.as_str()), (3, ""), "{flags:?} {input}");
+    for needle in [&"ambiguous"].into_iter().chain(needles) {
+        assert!(run.stderr.contains(needle), "{needle} in {run:?}");
+    }
+}
+
+/// Each way 16 characters can read as two or three ids: refused as
+/// ambiguous without flags, naming the flags; the flags pick any reading.
+/// Of a string of both kinds, the global id is read unless --as l.
 #[test]
-fn sixteen_characters_read_as_the_string_first() {
+fn sixteen_characters_of_several_forms() {
     let d4 = Drift::new(4).expect("drift code 4");
     let g = Guid::compose(0xe762_74c6, 0, 8192, Drift::DEFAULT).expect("id");
     let l4 = Luid::compose(0, 8192, d4).expect("id");
@@ -229,29 +239,32 @@ fn sixteen_characters_read_as_the_string_first() {
     let base62 = g.to_base62();
     assert_eq!(base62, "cdfbqcXW5qATldeS");
     let string_of_other = Guid::parse_bytes(base62.as_bytes()).expect("a string too");
-    for flags in [&[][..], &["--as", "g"], &["--from", "string"]] {
-        read_as(flags, &base62, object_g(string_of_other));
+    for flags in [&[][..], &["--as", "g"]] {
+        refused(flags, &base62, &["--from string", "--from base62"]);
     }
+    read_as(&["--from", "string"], &base62, object_g(string_of_other));
     read_as(&["--from", "base62"], &base62, object_g(g));
 
     // A global string without '.' or '_' is also base62.
     let string = "NlpJwpyS1Q9vEZ12";
     let as_string = Guid::parse_bytes(string.as_bytes()).expect("a string");
     let as_base62 = Guid::from_base62(string).expect("base62 too");
-    read_as(&[], string, object_g(as_string));
+    refused(&[], string, &["--from string", "--from base62"]);
+    read_as(&["--from", "string"], string, object_g(as_string));
     read_as(&["--from", "base62"], string, object_g(as_base62));
 
     // Local hex of digits only is also a local string.
     let hex = "6000000000002000";
     let as_hex = Luid::from_u64(0x6000_0000_0000_2000).expect("id");
     let as_string = Luid::parse_bytes(hex.as_bytes()).expect("a string too");
-    for flags in [&[][..], &["--as", "l"], &["--from", "string"]] {
-        read_as(flags, hex, object_l(as_string));
+    for flags in [&[][..], &["--as", "l"]] {
+        refused(flags, hex, &["--from string", "--from hex"]);
     }
+    read_as(&["--from", "string"], hex, object_l(as_string));
     read_as(&["--from", "hex"], hex, object_l(as_hex));
 
-    // A local string of drift code 4 or more is also a global string: the
-    // global id, unless --as l.
+    // A local string of drift code 4 or more is also a global string: one
+    // form, so the global id, unless --as l.
     let string = l4.to_string();
     assert_eq!(string, "7...........1...");
     let as_global = Guid::parse_bytes(string.as_bytes()).expect("global too");
@@ -260,12 +273,14 @@ fn sixteen_characters_read_as_the_string_first() {
     }
     read_as(&["--as", "l"], &string, object_l(l4));
 
-    // Its hex is also a local and a global string: three ids.
+    // Its hex is also a local and a global string: refused, and each
+    // reading picked by its flags.
     let hex = data_encoding::HEXLOWER.encode(&l4.to_bytes());
     assert_eq!(hex, "8000000000002000");
     let global = Guid::parse_bytes(hex.as_bytes()).expect("global string");
     let local = Luid::parse_bytes(hex.as_bytes()).expect("local string");
-    read_as(&[], &hex, object_g(global));
-    read_as(&["--as", "l"], &hex, object_l(local));
+    refused(&[], &hex, &["--from string", "--from hex"]);
+    read_as(&["--from", "string"], &hex, object_g(global));
+    read_as(&["--from", "string", "--as", "l"], &hex, object_l(local));
     read_as(&["--from", "hex"], &hex, object_l(l4));
 }
