@@ -208,7 +208,8 @@ How an id is read:
      --from hex, --sno). 16 characters are where forms meet: a global
      sortable string without '.' or '_' (most of those gen prints) is also
      base62, every 16-digit global base62 is also a string, a sno string is
-     usually also a global string, and 16 hex digits may be a local string.
+     usually also a global string, and a local string without '.' is
+     also 16 hex digits.
      So `guid gen -n 100 | guid inspect --from string` reads back every
      line gen prints as a string, global or --local; gen --format base62
      or hex reads back with that --from, and gen --sno with --sno.

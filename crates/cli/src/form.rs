@@ -10,8 +10,8 @@
 //!    each with the flags that pick it: never a guess. 16 characters are
 //!    where forms meet: a global sortable string without `.` or `_` is
 //!    usually also 16-digit global base62, which always also spells a
-//!    string; a sno string is usually also a global string; 16 hex digits
-//!    may be a local string.
+//!    string; a sno string is usually also a global string; a local
+//!    string without `.` is also 16 hex digits.
 //! 3. Within the sortable string, 16 characters that are a valid global
 //!    and a valid local string are the global id unless `--as l` says
 //!    otherwise. `gen`'s default output, global (drift code 3, first

@@ -95,14 +95,14 @@ impl Report {
             form: None,
             parts: Parts::Guid(GuidParts {
                 drift: id.drift().into(),
-            time_ns: id.time(),
-            time: Utc(id.time()).to_string(),
-            node: (I::NODE_BITS > 0).then(|| id.node()),
-            seq: id.seq(),
-            hex: HEXLOWER.encode(id.to_bytes().as_ref()),
-            string: id.to_string(),
-            base62: id.to_base62(),
-            json: serde_json::to_string(&id)?,
+                time_ns: id.time(),
+                time: Utc(id.time()).to_string(),
+                node: (I::NODE_BITS > 0).then(|| id.node()),
+                seq: id.seq(),
+                hex: HEXLOWER.encode(id.to_bytes().as_ref()),
+                string: id.to_string(),
+                base62: id.to_base62(),
+                json: serde_json::to_string(&id)?,
             }),
         })
     }

@@ -84,12 +84,14 @@ fn failed(run: &Run, status: i32, needles: &[&str]) {
 fn formless(stdout: &str) -> String {
     stdout
         .split_inclusive('\n')
-        .map(|line| match (line.find(r#","form":""#), line.find(r#"","drift""#)) {
-            (Some(start), Some(end)) if start < end => {
-                format!("{}{}", &line[..start], &line[end + 1..])
-            }
-            _ => line.to_owned(),
-        })
+        .map(
+            |line| match (line.find(r#","form":""#), line.find(r#"","drift""#)) {
+                (Some(start), Some(end)) if start < end => {
+                    format!("{}{}", &line[..start], &line[end + 1..])
+                }
+                _ => line.to_owned(),
+            },
+        )
         .collect()
 }
 
@@ -419,7 +421,11 @@ fn inspect_as_and_from_override_recognition() {
     for (flags, input, object) in cases {
         let run = guid(["inspect"].iter().chain(flags).chain([&input]));
         ok(&run);
-        assert_eq!(formless(&run.stdout).trim_end(), object, "{flags:?} {input}");
+        assert_eq!(
+            formless(&run.stdout).trim_end(),
+            object,
+            "{flags:?} {input}"
+        );
     }
     // Uppercase hex is read too; output hex stays lowercase.
     let run = guid(["inspect", &G_HEX.to_uppercase()]);
@@ -444,7 +450,10 @@ fn inspect_reads_standard_input() {
     let input = format!("{G_STRING}\r\n\n   {L_JSON}  \n{G_HEX}");
     let run = guid_stdin(["inspect"], input.as_bytes());
     ok(&run);
-    assert_eq!(formless(&run.stdout), format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n"));
+    assert_eq!(
+        formless(&run.stdout),
+        format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n")
+    );
 
     let run = guid_stdin(["inspect", "--as", "l"], format!("{L_STRING}\n").as_bytes());
     ok(&run);
@@ -616,7 +625,10 @@ fn inspect_reports_an_over_long_line_and_goes_on() {
     .concat();
     let run = guid_stdin(["inspect"], &input);
     assert_eq!(run.code, BAD_ID, "{}", run.stderr);
-    assert_eq!(formless(&run.stdout), format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n"));
+    assert_eq!(
+        formless(&run.stdout),
+        format!("{G_OBJECT}\n{L_OBJECT}\n{G_OBJECT}\n")
+    );
     let errors: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
     for (error, byte, len) in [(errors[0], "x", 5 * mib), (errors[1], "y", 2 * mib)] {

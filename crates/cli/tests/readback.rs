@@ -158,7 +158,11 @@ fn a_string_of_both_kinds_is_global_unless_as_l() {
         run.stderr.lines().next().unwrap_or("")
     );
     assert_eq!(
-        reads_back(&["--local", "--drift-code", "5"], &["--as", "l"], "string"),
+        reads_back(
+            &["--local", "--drift-code", "5"],
+            &["--from", "string", "--as", "l"],
+            "string"
+        ),
         N
     );
     let run = guid(["inspect", "7..............."]);

@@ -203,12 +203,14 @@ fn count_is_the_long_n() {
 fn formless(stdout: &str) -> String {
     stdout
         .split_inclusive('\n')
-        .map(|line| match (line.find(r#","form":""#), line.find(r#"","drift""#)) {
-            (Some(start), Some(end)) if start < end => {
-                format!("{}{}", &line[..start], &line[end + 1..])
-            }
-            _ => line.to_owned(),
-        })
+        .map(
+            |line| match (line.find(r#","form":""#), line.find(r#"","drift""#)) {
+                (Some(start), Some(end)) if start < end => {
+                    format!("{}{}", &line[..start], &line[end + 1..])
+                }
+                _ => line.to_owned(),
+            },
+        )
         .collect()
 }
 

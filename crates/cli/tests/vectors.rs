@@ -146,8 +146,8 @@ fn inspect_reads_gos_encodings() {
 }
 
 /// `inspect` without flags of each of Go's encodings: the id Go encoded,
-/// or, for 16 characters that are also a sortable string, that string's id
-/// (the string wins; such base62 and hex need `--from`).
+/// or, for 16 characters valid in several forms, refused as ambiguous
+/// (such base62 and hex need `--from`); never another id.
 #[test]
 fn inspect_reads_or_refuses_gos_encodings() {
     let cases = cases();
