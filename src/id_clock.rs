@@ -23,10 +23,10 @@ use crate::health::Health;
 /// /// Ids of `C` across a restart, as a server with a state file makes them.
 /// fn across_a_restart<C: IdClock>(builder: C::Builder) -> guid::Result<(C::Id, C::Id)> {
 ///     let before = C::resume(builder.clone(), 7, std::time::UNIX_EPOCH)?;
-///     let last = before.issue()?;
+///     let last = before.next()?;
 ///     let saved = before.last_time();
 ///     let after = C::resume(builder, 7, saved)?;
-///     Ok((last, after.issue()?))
+///     Ok((last, after.next()?))
 /// }
 ///
 /// let (a, b) = across_a_restart::<flake::Clock>(flake::Clock::builder(Layout::NOEQD))?;
@@ -49,15 +49,27 @@ pub trait IdClock: Send + Sync + Sized {
     fn resume(builder: Self::Builder, node: u64, not_before: SystemTime) -> Result<Self>;
 
     /// One new id, later than every id this clock issued before.
-    fn issue(&self) -> Result<Self::Id> {
+    fn next(&self) -> Result<Self::Id> {
         let mut one = [Self::Id::default()];
-        self.issue_all(&mut one)?;
+        self.fill(&mut one)?;
         Ok(one[0])
     }
 
     /// Fills `ids` with consecutive ids from one read of the time, each
     /// later than every id issued before; untouched on error.
-    fn issue_all(&self, ids: &mut [Self::Id]) -> Result<()>;
+    fn fill(&self, ids: &mut [Self::Id]) -> Result<()>;
+
+    /// One new id: [`IdClock::next`], the verb every clock uses.
+    #[deprecated(note = "renamed `next`")]
+    fn issue(&self) -> Result<Self::Id> {
+        self.next()
+    }
+
+    /// Fills `ids`: [`IdClock::fill`], the verb every clock uses.
+    #[deprecated(note = "renamed `fill`")]
+    fn issue_all(&self, ids: &mut [Self::Id]) -> Result<()> {
+        self.fill(ids)
+    }
 
     /// The time `id` carries: the start of its tick or time unit.
     fn time_of(&self, id: Self::Id) -> Result<SystemTime>;
@@ -90,17 +102,17 @@ impl IdClock for crate::flake::Clock {
     type Builder = crate::flake::Builder;
 
     fn resume(builder: Self::Builder, node: u64, not_before: SystemTime) -> Result<Self> {
-        builder.node(node).not_before(not_before).build()
+        builder.node(node).not_before(not_before)?.build()
     }
 
     #[inline]
-    fn issue(&self) -> Result<u64> {
-        self.next()
+    fn next(&self) -> Result<u64> {
+        crate::flake::Clock::next(self)
     }
 
     #[inline]
-    fn issue_all(&self, ids: &mut [u64]) -> Result<()> {
-        self.fill(ids)
+    fn fill(&self, ids: &mut [u64]) -> Result<()> {
+        crate::flake::Clock::fill(self, ids)
     }
 
     fn time_of(&self, id: u64) -> Result<SystemTime> {
@@ -145,12 +157,12 @@ mod tests {
     fn resumes_after_its_last_time<C: IdClock>(builder: C::Builder) {
         let clock = C::resume(builder.clone(), 5, UNIX_EPOCH).unwrap();
         let mut ids = vec![C::Id::default(); 300];
-        clock.issue_all(&mut ids).unwrap();
+        clock.fill(&mut ids).unwrap();
         let last = *ids.iter().max().unwrap();
         assert!(clock.time_of(last).unwrap() <= clock.last_time());
         assert_eq!(clock.node(), 5);
         let resumed = C::resume(builder, 5, clock.last_time()).unwrap();
-        assert!(resumed.issue().unwrap() > last);
+        assert!(resumed.next().unwrap() > last);
     }
 
     #[test]

@@ -140,12 +140,12 @@ mod error;
 #[cfg(feature = "std")]
 pub mod flake;
 #[cfg(feature = "std")]
-pub mod horizon;
-#[cfg(feature = "std")]
 mod fork;
 mod guid;
 #[cfg(feature = "std")]
 mod health;
+#[cfg(feature = "std")]
+pub mod horizon;
 mod id;
 #[cfg(feature = "std")]
 mod id_clock;

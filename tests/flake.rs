@@ -279,7 +279,7 @@ fn restart_after_last_time() {
     let build = |nb: Option<SystemTime>| {
         let b = Clock::builder(Layout::NOEQD).node(5).time(time.clone());
         match nb {
-            Some(t) => b.not_before(t),
+            Some(t) => b.not_before(t).unwrap(),
             None => b,
         }
         .build()
@@ -367,7 +367,7 @@ fn a_not_before_past_the_layout_is_refused() {
     let layout = Layout::new(8, 10, 45).unwrap().with_epoch(UNIX_EPOCH);
     let last = layout.time(layout.max_time());
     for t in [last, last + Duration::from_secs(3600)] {
-        let err = Clock::builder(layout).not_before(t).build().unwrap_err();
+        let err = Clock::builder(layout).not_before(t).unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::Range { .. }), "{err}");
     }
     let before_last = layout.time(layout.max_time() - 1);
@@ -375,7 +375,7 @@ fn a_not_before_past_the_layout_is_refused() {
     let clock = Clock::builder(layout)
         .time(time)
         .not_before(before_last)
-        .build()
+        .and_then(guid::flake::Builder::build)
         .unwrap();
     assert_eq!(
         layout.decompose(clock.next().unwrap()).unwrap().time,

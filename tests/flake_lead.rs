@@ -33,7 +33,7 @@ fn clock(source: impl TimeSource + 'static, nb: Option<u64>) -> Clock {
         .time(source)
         .max_lead(Duration::from_millis(LEAD));
     match nb {
-        Some(ns) => b.not_before(UNIX_EPOCH + Duration::from_nanos(ns)),
+        Some(ns) => b.not_before(UNIX_EPOCH + Duration::from_nanos(ns)).unwrap(),
         None => b,
     }
     .build()

@@ -469,12 +469,12 @@ impl<G: Generation> IdClock for Clock<G> {
     }
 
     #[inline]
-    fn issue(&self) -> Result<G::Guid> {
+    fn next(&self) -> Result<G::Guid> {
         Ok(self.g())
     }
 
     #[inline]
-    fn issue_all(&self, ids: &mut [G::Guid]) -> Result<()> {
+    fn fill(&self, ids: &mut [G::Guid]) -> Result<()> {
         Clock::fill(self, ids);
         Ok(())
     }

@@ -215,12 +215,13 @@ impl fmt::Debug for Clock {
 }
 
 /// Settings of a flake [`Clock`].
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Builder {
     layout: Layout,
     node: u64,
     source: Source,
-    not_before: Option<SystemTime>,
+    /// The unit ids start after.
+    not_before: Option<u64>,
     max_lead: Duration,
 }
 
@@ -263,16 +264,30 @@ impl Builder {
 
     /// Issues only ids whose time unit is after the unit of `t`, whatever
     /// the source says: the restart guard for a process that kept its node
-    /// id (noeqd's `-t`). The latest of several calls wins. A `t` in the
-    /// layout's last unit or past it leaves no id to issue:
-    /// [`Builder::build`] refuses it.
+    /// id (noeqd's `-t`). The latest of several calls wins.
     ///
     /// While the source is behind `t`, ids run at most the
     /// [`Builder::max_lead`] past `t`; beyond that the clock waits for the
     /// source to catch up with them.
-    pub fn not_before(mut self, t: SystemTime) -> Builder {
-        self.not_before = Some(self.not_before.map_or(t, |prev| prev.max(t)));
-        self
+    ///
+    /// Fails when `t` is in the layout's last unit or past it, where no
+    /// later id exists ([`ErrorKind::Range`]), as the 96-bit clocks'
+    /// [`not_before`](crate::Builder::not_before) does.
+    pub fn not_before(mut self, t: SystemTime) -> Result<Builder> {
+        let layout = self.layout;
+        if unix_nanos(t) >= layout.epoch_ns {
+            let unit = layout.units(t);
+            if unit >= layout.max_time() {
+                return Err(Error::new(ErrorKind::Range {
+                    name: "not-before time (units since the epoch)",
+                    value: unit,
+                    min: 0,
+                    max: layout.max_time() - 1,
+                }));
+            }
+            self.not_before = Some(self.not_before.map_or(unit, |prev| prev.max(unit)));
+        }
+        Ok(self)
     }
 
     /// Lets ids run at most `lead` ahead of the latest time the source has
@@ -285,28 +300,10 @@ impl Builder {
         self
     }
 
-    /// The clock, or an error if the node id does not fit the layout or the
-    /// [`Builder::not_before`] time leaves the layout no unit to issue in
-    /// ([`ErrorKind::Range`]).
+    /// The clock, or an error if the node id does not fit the layout.
     pub fn build(self) -> Result<Clock> {
         let layout = self.layout;
         check("node", self.node, layout.max_node())?;
-        let mut not_before = None;
-        if let Some(t) = self
-            .not_before
-            .filter(|t| unix_nanos(*t) >= layout.epoch_ns)
-        {
-            let unit = layout.units(t);
-            if unit >= layout.max_time() {
-                return Err(Error::new(ErrorKind::Range {
-                    name: "not-before time (units since the epoch)",
-                    value: unit,
-                    min: 0,
-                    max: layout.max_time() - 1,
-                }));
-            }
-            not_before = Some(unit);
-        }
         let lead = self.max_lead.as_nanos() / u128::from(layout.unit_ns);
         let units = Flake {
             layout,
@@ -314,7 +311,7 @@ impl Builder {
         };
         let node = self.node << layout.seq;
         Ok(Clock {
-            core: Core::new(units, (), self.source, node, false, not_before, None),
+            core: Core::new(units, (), self.source, node, false, self.not_before, None),
         })
     }
 }
@@ -462,7 +459,7 @@ mod tests {
                 .time(time.clone())
                 .max_lead(lead)
                 .not_before(later)
-                .build()
+                .and_then(Builder::build)
                 .unwrap()
         };
         let clock = build(Duration::from_millis(1));

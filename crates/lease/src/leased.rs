@@ -50,7 +50,7 @@ impl NodeLease {
         self.check_fork()?;
         let clock = C::resume(builder, u64::from(self.node()), self.not_before())?;
         // Where the clock starts: the time of one id, spent to read it.
-        let start = unix_nanos(clock.time_of(clock.issue()?)?);
+        let start = unix_nanos(clock.time_of(clock.next()?)?);
         self.cover(start).await?;
         Ok(Leased {
             clock,
@@ -66,7 +66,7 @@ impl<C: IdClock> Leased<C> {
     #[inline]
     pub fn next(&self) -> Result<C::Id> {
         self.validity.check()?;
-        let id = self.clock.issue()?;
+        let id = self.clock.next()?;
         self.validity
             .check_time(unix_nanos(self.clock.time_of(id)?))?;
         Ok(id)
@@ -77,7 +77,7 @@ impl<C: IdClock> Leased<C> {
     /// last id is enough: the ids increase.
     pub fn fill(&self, ids: &mut [C::Id]) -> Result<()> {
         self.validity.check()?;
-        self.clock.issue_all(ids)?;
+        self.clock.fill(ids)?;
         match ids.last() {
             Some(&last) => self
                 .validity

@@ -237,14 +237,14 @@ pub(crate) trait Bounded: Sized {
     fn after(self, t: SystemTime) -> Result<Self, Error>;
 }
 
-/// The 64-bit clock takes any bound the settings check let through.
+/// The 64-bit clock refuses a bound past its layout's range.
 impl Bounded for flake::Builder {
     fn read(self, source: Arc<dyn TimeSource>) -> Self {
         self.time(move || source.now())
     }
 
     fn after(self, t: SystemTime) -> Result<Self, Error> {
-        Ok(self.not_before(t))
+        Ok(self.not_before(t)?)
     }
 }
 

@@ -40,7 +40,7 @@ impl<C: IdClock> Served<C> {
     #[inline]
     pub(crate) fn fill(&self, ids: &mut [C::Id]) -> Result<(), Refused> {
         match self {
-            Served::Plain(clock) => clock.issue_all(ids).map_err(|_| Refused::Clock),
+            Served::Plain(clock) => clock.fill(ids).map_err(|_| Refused::Clock),
             #[cfg(feature = "lease")]
             Served::Leased { clock, .. } => clock.fill(ids).map_err(|e| match e {
                 LeaseError::Id(_) => Refused::Clock,

@@ -322,8 +322,13 @@ async fn reacquire(
             }
         };
         let (node, lease) = (lease.node(), Arc::new(lease));
-        let builder = held.template.clone().not_before(old.last_time());
-        match leased(Arc::clone(&lease), builder).await {
+        // The old clock's last time has a later unit unless it used up its
+        // layout: then the new one has no id to issue either.
+        let clock = match held.template.clone().not_before(old.last_time()) {
+            Ok(builder) => leased(Arc::clone(&lease), builder).await,
+            Err(e) => Err(e.into()),
+        };
+        match clock {
             Ok(clock) => {
                 log_leased(&held.source, &lease);
                 return Some(clock);
