@@ -106,11 +106,25 @@ pub fn object_l(id: guid::Luid) -> serde_json::Value {
     })
 }
 
+/// The object `inspect` prints for a sno id, without its `time` text.
+pub fn object_sno(id: guid::sno::Sno) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "sno",
+        "string": id.to_string(),
+        "hex": format!("{id:x}"),
+        "time_ns": id.unix_ns(),
+        "meta": id.meta(),
+        "partition": id.partition(),
+        "seq": id.sequence(),
+        "tick": u8::from(id.tick()),
+    })
+}
+
 /// Every different id `input` reads as under the forms and kinds `flags`
 /// (`--from F`, `--as K`) allow, as objects: inspect's rule, told with the
 /// library's decoders alone. Several are refused as ambiguous; of a string
-/// of both kinds, only the global id is a reading. (No sno reading: the
-/// inputs here are never sno strings, see tests/sno.rs.)
+/// of both kinds, only the global id is a reading; without --from or --as,
+/// a sno string is one.
 pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
     let flag = |name: &str| flags.iter().position(|f| *f == name).map(|i| flags[i + 1]);
     let (from, kind) = (flag("--from"), flag("--as"));
@@ -147,7 +161,12 @@ pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
                 .filter(|(f, _)| allowed(f, "l") && !(*f == "string" && global_string))
                 .filter_map(|(_, id)| id.map(object_l)),
         );
-    for id in ids {
+    // Without --from or --as, a sno string too.
+    let sno = (from.is_none() && kind.is_none())
+        .then(|| guid::sno::Sno::parse_bytes(bytes).ok())
+        .flatten()
+        .map(object_sno);
+    for id in ids.chain(sno) {
         if !found.contains(&id) {
             found.push(id);
         }
