@@ -97,13 +97,15 @@ mod id;
 mod snapshot;
 
 #[cfg(feature = "std")]
+mod builder;
 mod generator;
 
 pub use self::id::Sno;
 pub use self::snapshot::Snapshot;
 
 #[cfg(feature = "std")]
-pub use self::generator::{Builder, Generator};
+pub use self::builder::Builder;
+pub use self::generator::Generator;
 
 /// sno's epoch, 2010-01-01 00:00:00 UTC, in Unix nanoseconds.
 pub const EPOCH_NS: u64 = 1_262_304_000_000_000_000;
