@@ -78,7 +78,7 @@ pub trait IdClock: Send + Sync + Sized {
     /// time: what to save so that [`IdClock::resume`] never repeats an id.
     fn last_time(&self) -> SystemTime;
 
-    /// How long [`IdClock::issue_all`] of `n` ids would wait for the time
+    /// How long [`IdClock::fill`] of `n` ids would wait for the time
     /// source if called now; zero for clocks that never wait.
     fn pace(&self, n: usize) -> Duration {
         let _ = n;
