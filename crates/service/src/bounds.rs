@@ -21,7 +21,9 @@
 //!   is moved as ids near it; its bound is one of those
 //!   [`Shared::start_bound`] reads.
 //!
-//! Each clock gets the same rules through one generic path, [`Bounded`].
+//! Each clock gets the same rules through one generic path, [`Bounded`];
+//! the sno generator, whose builder takes no start bound, through its
+//! time source ([`SnoIds`]).
 
 use std::io;
 use std::path::Path;
@@ -37,6 +39,7 @@ use crate::error::Error;
 use crate::horizon::{self, Horizon};
 use crate::issue::IdKind;
 use crate::shared::Shared;
+use crate::sno::SnoIds;
 
 /// Where the clocks start.
 #[derive(Debug)]
@@ -165,6 +168,8 @@ pub(crate) struct Clocks {
     pub(crate) global: guid::Clock,
     /// v3's clock, of global, local and X ids.
     pub(crate) v3: guid::v3::Clock,
+    /// The sno generator, or why there is none.
+    pub(crate) sno: SnoIds,
 }
 
 /// The clocks of `ids`, after the start bound: `checked` (`-t`, the state
@@ -180,37 +185,54 @@ pub(crate) fn clocks(
     let time: Arc<dyn TimeSource> = bounds.time.clone().unwrap_or_else(|| Arc::new(WallClock));
     let not_before = start_after(bounds, leased, checked, time.now());
     let horizon = open_horizon(bounds, ids.layout, &*time, not_before)?;
-    let (flake, global, v3) = builders(ids, bounds, &time, horizon.as_ref(), not_before)?;
+    let source = capped(bounds, &time, horizon.as_ref());
+    let (flake, global, v3) = builders(ids, source.as_ref(), not_before, bounds.max_lead)?;
+    let sno = SnoIds::new(
+        ids.node,
+        leased,
+        source.unwrap_or_else(|| Arc::clone(&time)),
+        not_before,
+    );
     Ok(Clocks {
         time,
         horizon,
         flake,
         global,
         v3,
+        sno,
     })
 }
 
-/// The builder of the 64-bit clock (whose node id may yet be leased) and
-/// the 96-bit clocks of v2 and v3: all read the time capped below the
-/// horizon if there is one, and start after `not_before` (Unix ns).
-fn builders(
-    ids: &IdSettings,
+/// The time the clocks read, if not the wall clock: capped below the
+/// horizon if there is one.
+fn capped(
     bounds: &TimeBounds,
     time: &Arc<dyn TimeSource>,
     horizon: Option<&Arc<Horizon>>,
-    not_before: Option<u64>,
-) -> Result<(flake::Builder, guid::Clock, guid::v3::Clock), Error> {
-    let source: Option<Arc<dyn TimeSource>> = match (horizon, &bounds.time) {
+) -> Option<Arc<dyn TimeSource>> {
+    match (horizon, &bounds.time) {
         (Some(h), _) => {
             let (h, time) = (Arc::clone(h), Arc::clone(time));
             Some(Arc::new(move || time.now().min(h.cap())))
         }
         (None, Some(_)) => Some(Arc::clone(time)),
         (None, None) => None,
-    };
+    }
+}
+
+/// The builder of the 64-bit clock (whose node id may yet be leased) and
+/// the 96-bit clocks of v2 and v3: all read `source` (the time capped
+/// below the horizon if there is one; the wall clock if none), and start
+/// after `not_before` (Unix ns).
+fn builders(
+    ids: &IdSettings,
+    source: Option<&Arc<dyn TimeSource>>,
+    not_before: Option<u64>,
+    max_lead: Duration,
+) -> Result<(flake::Builder, guid::Clock, guid::v3::Clock), Error> {
     let flake = flake::Clock::builder(ids.layout)
         .node(ids.node)
-        .max_lead(bounds.max_lead);
+        .max_lead(max_lead);
     let mut global = guid::Clock::builder().node_from_env();
     let mut v3 = guid::v3::Clock::builder().node_from_env();
     if let Some(node) = ids.global_node {
@@ -218,7 +240,6 @@ fn builders(
         v3 = v3.node(node.into())?;
     }
     let after = not_before.map(|ns| UNIX_EPOCH + Duration::from_nanos(ns));
-    let source = source.as_ref();
     Ok((
         bounded(flake, source, after)?,
         bounded(global, source, after)?.build(),
@@ -314,6 +335,11 @@ impl Shared {
             return Ok(());
         };
         let t = self.next_from(kind).max(self.time.now());
+        // A reply of sno ids can reach a unit past the last id or the time.
+        let t = match kind {
+            IdKind::Sno { .. } => self.sno.reach(t),
+            _ => t,
+        };
         if horizon.needs(t) {
             horizon.reserve(t)?;
         }

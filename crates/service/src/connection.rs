@@ -473,7 +473,7 @@ impl Conn<'_> {
         let kind = self.ids.ok_or(Step::Close(End::Fault))?;
         issue(self.shared, &self.flake, kind, n, out).map_err(|e| match e {
             NotIssued::Pace(pace) => Step::Pace(pace),
-            NotIssued::Horizon | NotIssued::Clock => Step::Close(End::Fault),
+            NotIssued::Horizon | NotIssued::Clock | NotIssued::NoSno => Step::Close(End::Fault),
             #[cfg(feature = "lease")]
             NotIssued::Lease => Step::Close(End::Lease),
         })?;

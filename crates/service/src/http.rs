@@ -5,7 +5,7 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `GET /ids?kind=K&n=N&v=V` (`--http` only) | 200, `N` ids of kind `K` (see [`Query`]) as a JSON array of strings, or one per line with `Accept: text/plain`; 400 naming a bad parameter; 401 without the token; 503 while ids are not handed out |
+//! | `GET /ids?kind=K&n=N&v=V&meta=M` (`--http` only) | 200, `N` ids of kind `K` (see [`Query`]) as a JSON array of strings, or one per line with `Accept: text/plain`; 400 naming a bad parameter (or `kind=sno` on a server that makes no sno ids, and why); 401 without the token; 503 while ids are not handed out |
 //! | `GET /metrics` | 200, the exposition of [`metrics`](crate::metrics) |
 //! | `GET /healthz` | 200 `ok`: the process runs |
 //! | `GET /readyz` | 200 `ok` while ids are handed out, else 503 and why, in one line |
@@ -41,6 +41,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use guid::Id;
+use guid::sno::Sno;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -629,9 +630,10 @@ fn authorized(request: &Request<Incoming>, context: &Context) -> bool {
     given.is_some_and(|given| crate::protocol::token_matches(given, token))
 }
 
-/// `GET /ids`'s parameters: `kind` (`flake`, the default; `g`, `l`, `x`),
-/// `n` (1..=10000, default 1) and `v` (2, the default, or 3; for `g` and
-/// `l`, and `x`'s 3).
+/// `GET /ids`'s parameters: `kind` (`flake`, the default; `g`, `l`, `x`,
+/// `sno`), `n` (1..=10000, default 1), `v` (2, the default, or 3; for `g`
+/// and `l`, and `x`'s 3) and `meta` (sno's metabyte, 0..=255, default 0;
+/// for `sno` only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Query {
     pub(crate) kind: IdKind,
@@ -652,14 +654,20 @@ impl Query {
             parameter: parameter.to_owned(),
             why,
         };
-        let (mut kind, mut n, mut v) = (None, None, None);
+        let (mut kind, mut n, mut v, mut meta) = (None, None, None, None);
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
             let slot = match name {
                 "kind" => &mut kind,
                 "n" => &mut n,
                 "v" => &mut v,
-                _ => return Err(bad(name, "unknown parameter: /ids takes kind, n and v")),
+                "meta" => &mut meta,
+                _ => {
+                    return Err(bad(
+                        name,
+                        "unknown parameter: /ids takes kind, n, v and meta",
+                    ));
+                }
             };
             if slot.replace(value).is_some() {
                 return Err(bad(name, "given twice"));
@@ -677,14 +685,24 @@ impl Query {
             Some("3") => true,
             Some(_) => return Err(bad("v", "v must be 2 or 3")),
         };
-        let kind = match (kind.unwrap_or("flake"), v) {
-            ("flake", Some(_)) => return Err(bad("v", "v applies to kind g, l and x")),
+        let kind = kind.unwrap_or("flake");
+        let meta = match meta {
+            None => 0,
+            Some(_) if kind != "sno" => return Err(bad("meta", "meta applies to kind sno")),
+            Some(m) => match m.parse::<u8>() {
+                Ok(m) => m,
+                Err(_) => return Err(bad("meta", "meta must be an integer in 0..=255")),
+            },
+        };
+        let kind = match (kind, v) {
+            ("flake" | "sno", Some(_)) => return Err(bad("v", "v applies to kind g, l and x")),
             ("flake", None) => IdKind::Flake,
             ("g", _) => IdKind::Global { v3 },
             ("l", _) => IdKind::Local { v3 },
             ("x", Some("2")) => return Err(bad("v", "kind x is v3's: v must be 3")),
             ("x", _) => IdKind::X,
-            _ => return Err(bad("kind", "kind must be flake, g, l or x")),
+            ("sno", None) => IdKind::Sno { meta },
+            _ => return Err(bad("kind", "kind must be flake, g, l, x or sno")),
         };
         Ok(Query { kind, n })
     }
@@ -714,6 +732,11 @@ async fn ids(
     let Some(shared) = shared else {
         return unavailable(&starting.why());
     };
+    if let IdKind::Sno { .. } = query.kind
+        && let Err(why) = shared.sno.generator()
+    {
+        return json_error(StatusCode::BAD_REQUEST, why, Some("kind"));
+    }
     if let Err(why) = ready(Some(shared), &starting.what) {
         return unavailable(&why);
     }
@@ -791,7 +814,13 @@ async fn make(
                 tokio::time::sleep(pace).await;
             }
             Err(NotIssued::Horizon) => return Err("the state file could not be saved"),
-            Err(NotIssued::Clock) => return Err("the 64-bit clock cannot make ids"),
+            Err(NotIssued::Clock) => {
+                return Err(match query.kind {
+                    IdKind::Sno { .. } => "the sno generator cannot make ids",
+                    _ => "the 64-bit clock cannot make ids",
+                });
+            }
+            Err(NotIssued::NoSno) => return Err("this server makes no sno ids"),
             #[cfg(feature = "lease")]
             Err(NotIssued::Lease) => return Err("the node id's lease is not confirmed"),
         }
@@ -801,7 +830,7 @@ async fn make(
 }
 
 /// `GET /ids`'s answer: 64-bit ids in decimal, the others as their
-/// strings (sortable, or UUIDs for X ids).
+/// strings (sortable, or UUIDs for X ids; sno's 16 characters).
 impl Sink for List<'_> {
     fn flake(&mut self, ids: &[u64]) {
         let mut buf = itoa::Buffer::new();
@@ -812,6 +841,13 @@ impl Sink for List<'_> {
 
     fn ids<I: Id>(&mut self, ids: &[I]) {
         let mut buf = [0u8; 36];
+        for &id in ids {
+            self.push(id.encode(&mut buf));
+        }
+    }
+
+    fn sno(&mut self, ids: &[Sno]) {
+        let mut buf = [0u8; 16];
         for &id in ids {
             self.push(id.encode(&mut buf));
         }
@@ -958,6 +994,12 @@ mod tests {
         assert_eq!(parse("n=7&kind=l&v=3"), q(IdKind::Local { v3: true }, 7));
         assert_eq!(parse("kind=x&v=3&n=10000"), q(IdKind::X, 10_000));
         assert_eq!(parse("kind=x"), q(IdKind::X, 1));
+        assert_eq!(parse("kind=sno"), q(IdKind::Sno { meta: 0 }, 1));
+        assert_eq!(
+            parse("meta=255&kind=sno&n=10000"),
+            q(IdKind::Sno { meta: 255 }, 10_000)
+        );
+        assert_eq!(parse("kind=sno&meta=07"), q(IdKind::Sno { meta: 7 }, 1));
         for (query, parameter) in [
             ("kind=y", "kind"),
             ("kind=", "kind"),
@@ -976,6 +1018,16 @@ mod tests {
             ("n=1&n=2", "n"),
             ("count=3", "count"),
             ("kind=g&%6e=3", "%6e"),
+            ("kind=snoo", "kind"),
+            ("kind=SNO", "kind"),
+            ("kind=sno&meta=256", "meta"),
+            ("kind=sno&meta=-1", "meta"),
+            ("kind=sno&meta=x", "meta"),
+            ("kind=sno&meta=", "meta"),
+            ("kind=sno&meta=1&meta=1", "meta"),
+            ("kind=sno&v=3", "v"),
+            ("kind=g&meta=1", "meta"),
+            ("meta=0", "meta"),
         ] {
             assert_eq!(parse(query), Err(parameter.to_owned()), "{query}");
         }

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use guid::Id;
+use guid::sno::Sno;
 
 use crate::clock::{FlakeClock, Refused};
 use crate::protocol::MAX_IDS;
@@ -25,15 +26,20 @@ pub(crate) enum IdKind {
     Local { v3: bool },
     /// v3's 128-bit X ids (UUIDv8): 16 bytes, or UUID strings.
     X,
+    /// sno ids with this metabyte (HTTP only), as their strings: from
+    /// the server's sno generator (see [`sno`](crate::sno)).
+    Sno { meta: u8 },
 }
 
-/// How many clocks make the ids: the 64-bit one, v2's and v3's.
-pub(crate) const CLOCKS: usize = 3;
+/// How many clocks make the ids: the 64-bit one, v2's, v3's and the sno
+/// generator.
+pub(crate) const CLOCKS: usize = 4;
 
 impl IdKind {
-    /// One kind of each clock, in the clocks' order: what metrics and
-    /// the horizon go through clock by clock.
-    pub(crate) const BY_CLOCK: [IdKind; CLOCKS] = [
+    /// One kind of each clock of the `guid` crate's [`Health`](guid::Health),
+    /// in the clocks' order: what metrics go through clock by clock (the
+    /// sno generator, the last clock, apart).
+    pub(crate) const BY_CLOCK: [IdKind; 3] = [
         IdKind::Flake,
         IdKind::Global { v3: false },
         IdKind::Global { v3: true },
@@ -46,12 +52,13 @@ impl IdKind {
             IdKind::Flake => 0,
             IdKind::Global { v3: false } | IdKind::Local { v3: false } => 1,
             IdKind::Global { v3: true } | IdKind::Local { v3: true } | IdKind::X => 2,
+            IdKind::Sno { .. } => 3,
         }
     }
 
     /// The name of its clock in metrics (the `clock` label).
     pub(crate) fn clock_name(self) -> &'static str {
-        ["flake", "global", "v3"][self.clock()]
+        ["flake", "global", "v3", "sno"][self.clock()]
     }
 }
 
@@ -62,6 +69,8 @@ pub(crate) trait Sink {
     fn flake(&mut self, ids: &[u64]);
     /// Ids of the `guid` crate's types.
     fn ids<I: Id>(&mut self, ids: &[I]);
+    /// sno ids.
+    fn sno(&mut self, ids: &[Sno]);
 }
 
 /// The binary protocol's reply: each id's bytes, big-endian.
@@ -79,6 +88,13 @@ impl Sink for Vec<u8> {
             self.extend_from_slice(id.as_ref());
         }
     }
+
+    #[inline]
+    fn sno(&mut self, ids: &[Sno]) {
+        for id in ids {
+            self.extend_from_slice(id.as_bytes());
+        }
+    }
 }
 
 /// Why no ids were issued.
@@ -91,6 +107,8 @@ pub(crate) enum NotIssued {
     Horizon,
     /// The clock failed (its layout ran out of time).
     Clock,
+    /// This server makes no sno ids (see [`sno`](crate::sno)).
+    NoSno,
     /// The leased node id may not be used now.
     #[cfg(feature = "lease")]
     Lease,
@@ -138,7 +156,37 @@ pub(crate) fn issue(
         IdKind::Local { v3: false } => made(shared, kind, n, |i| shared.global.fill_l(i), sink),
         IdKind::Local { v3: true } => made(shared, kind, n, |i| shared.v3.fill_l(i), sink),
         IdKind::X => made(shared, kind, n, |i| shared.v3.fill_x(i), sink),
+        IdKind::Sno { meta } => sno(shared, kind, meta, n, sink),
     }
+}
+
+/// Makes `n` sno ids with the metabyte `meta` once the horizon is past
+/// the units they can reach, and records the time of the last (also of
+/// those made before the generator failed, whose units it has used).
+#[inline]
+fn sno(
+    shared: &Shared,
+    kind: IdKind,
+    meta: u8,
+    n: usize,
+    sink: &mut impl Sink,
+) -> Result<(), NotIssued> {
+    let generator = shared.sno.generator().map_err(|_| NotIssued::NoSno)?;
+    shared.guard(kind).map_err(|_| NotIssued::Horizon)?;
+    scratch(n, Sno::default(), |ids| {
+        let mut made = 0;
+        let failed = ids.iter_mut().try_for_each(|id| {
+            *id = generator.try_next(meta)?;
+            made += 1;
+            Ok::<_, guid::Error>(())
+        });
+        if let Some(last) = ids[..made].last() {
+            shared.issued_at(kind, last.unix_ns());
+        }
+        failed.map_err(|_| NotIssued::Clock)?;
+        sink.sno(ids);
+        Ok(())
+    })
 }
 
 /// Fills `n` ids of `kind` with `fill` (a clock of the `guid` crate,

@@ -78,6 +78,8 @@ pub mod session;
 #[cfg(feature = "server")]
 mod shared;
 #[cfg(feature = "server")]
+mod sno;
+#[cfg(feature = "server")]
 mod start;
 
 #[cfg(feature = "cli")]

@@ -170,7 +170,8 @@ impl Collector for Service {
     }
 }
 
-/// The health of both clocks, labelled `clock`.
+/// The health of the clocks, labelled `clock`; of the sno generator
+/// (`sno`), whose time never steps back, the lead alone.
 fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
     let health = IdKind::BY_CLOCK.map(|k| (k.clock_name(), shared.health(k)));
     let of = |f: fn(&Health) -> u64| health.map(|(k, h)| (k, f(&h)));
@@ -203,7 +204,11 @@ fn clocks(e: &mut DescriptorEncoder, shared: &Shared) -> fmt::Result {
         "How far the last id's time is ahead of the time source now.",
         Some(&Unit::Seconds),
         "clock",
-        &IdKind::BY_CLOCK.map(|k| (k.clock_name(), shared.lead(k).as_secs_f64())),
+        &IdKind::BY_CLOCK
+            .into_iter()
+            .chain([IdKind::Sno { meta: 0 }])
+            .map(|k| (k.clock_name(), shared.lead(k).as_secs_f64()))
+            .collect::<Vec<_>>(),
     )?;
     gauges(
         e,

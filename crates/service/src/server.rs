@@ -133,7 +133,8 @@ async fn serve(
         http,
         metrics,
     } = listeners;
-    let binary = listen([flake, global, x], http.is_some())?;
+    let http_on = http.is_some();
+    let binary = listen([flake, global, x], http_on)?;
     // Health checks answer from now on: not ready until serving.
     // When the first id is expected, once the lease knows (Unix ns).
     let first_id = Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -150,12 +151,16 @@ async fn serve(
         flake,
         global,
         v3,
+        sno,
     } = bounds::clocks(
         &ids,
         &time_bounds,
         lease_config.is_some(),
         checked.not_before,
     )?;
+    if http_on && let Err(why) = sno.generator() {
+        warn!(node = ids.node, "{why}");
+    }
 
     // Polled once now, so that the signal handlers it installs are in
     // place before the node id is leased (which may take a store's quiet)
@@ -192,7 +197,7 @@ async fn serve(
     let shared = Arc::new(Shared::new(
         &conns,
         flake,
-        (global, v3),
+        (global, v3, sno),
         ids.v3,
         horizon,
         time,

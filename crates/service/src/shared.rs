@@ -13,6 +13,7 @@ use crate::config::Connections;
 use crate::gate::Gate;
 use crate::horizon::Horizon;
 use crate::issue::{CLOCKS, IdKind};
+use crate::sno::SnoIds;
 
 /// What a server did, returned when it stops.
 #[derive(Clone, Debug, Default)]
@@ -254,6 +255,8 @@ pub(crate) struct Shared {
     pub(crate) flake: RwLock<Arc<FlakeClock>>,
     pub(crate) global: guid::Clock,
     pub(crate) v3: guid::v3::Clock,
+    /// The sno ids of `GET /ids?kind=sno`, or why there are none.
+    pub(crate) sno: SnoIds,
     /// Whether the 96-bit listener serves v3's global ids.
     pub(crate) global_v3: bool,
     /// The time of the last id of each clock (Unix ns, by
@@ -288,7 +291,7 @@ impl Shared {
     pub(crate) fn new(
         conns: &Connections,
         flake: FlakeClock,
-        (global, v3): (guid::Clock, guid::v3::Clock),
+        (global, v3, sno): (guid::Clock, guid::v3::Clock, SnoIds),
         global_v3: bool,
         horizon: Option<Arc<Horizon>>,
         time: Arc<dyn TimeSource>,
@@ -298,6 +301,7 @@ impl Shared {
             flake: RwLock::new(Arc::new(flake)),
             global,
             v3,
+            sno,
             global_v3,
             last: [(); CLOCKS].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
             token: conns.token.clone(),
