@@ -114,7 +114,7 @@ pub struct ServeArgs {
     #[arg(long = "listen-x", value_name = "ADDR")]
     pub listen_x: Option<String>,
 
-    /// Serve the HTTP API on this address: GET /ids?kind=flake|g|l|x&n=N&v=2|3
+    /// Serve the HTTP API on this address: GET /ids?kind=flake|g|l|x|sno&n=N&v=2|3&meta=M
     /// (JSON, or lines with Accept: text/plain), /metrics, /healthz, /readyz.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,

@@ -186,6 +186,16 @@ fn the_server_answers_as_documented() {
             assert_eq!(a.status, if taken { 200 } else { 400 }, "{kind} v={v}");
         }
     }
+    // sno's metabyte, at its documented bounds and past them.
+    let meta = parameter(&spec, "meta");
+    let (min, max) = (
+        meta["minimum"].as_i64().unwrap(),
+        meta["maximum"].as_i64().unwrap(),
+    );
+    for (m, status) in [(min, 200), (max, 200), (min - 1, 400), (max + 1, 400)] {
+        let a = get(&spec, addr, &format!("/ids?kind=sno&meta={m}"), &auth);
+        assert_eq!(a.status, status, "meta={m}");
+    }
     // Values outside the documented ones are refused.
     for path in [
         "/ids?kind=G",
