@@ -561,9 +561,13 @@ fn log_start(
     }
     let (metrics, api) = monitor.map(Monitor::addrs).unwrap_or_default();
     if let Some(addr) = api {
+        let sno = match shared.sno.generator() {
+            Ok(g) => format!("sno ids of partition {}", g.partition()),
+            Err(_) => "no sno ids".into(),
+        };
         info!(
             %addr,
-            "HTTP API on http://{addr}/ids (every id kind), metrics on /metrics, health on /healthz and /readyz"
+            "HTTP API on http://{addr}/ids (every id kind; {sno}), metrics on /metrics, health on /healthz and /readyz"
         );
     }
     if let Some(addr) = metrics {
