@@ -202,17 +202,29 @@ How an id is read:
      code 1..=7), so a local form needs no --as l; the \"form\" field names
      the form it was read in (string, base62, hex, json, int or uuid) and
      \"kind\" the kind (g, l, x or sno).
-  2. A line that gives different ids in several forms is never guessed at:
-     it is refused as ambiguous (status 3), on an error line naming each
-     reading with the flag that picks it (--from string, --from base62,
-     --from hex, --sno). 16 characters are where forms meet: a global
-     sortable string without '.' or '_' (most of those gen prints) is also
-     base62, every 16-digit global base62 is also a string, a sno string is
-     usually also a global string, and a local string without '.' is
-     also 16 hex digits.
-     So `guid gen -n 100 | guid inspect --from string` reads back every
-     line gen prints as a string, global or --local; gen --format base62
-     or hex reads back with that --from, and gen --sno with --sno.
+  2. A line that gives different ids in several forms is ambiguous. 16
+     characters are where forms meet: a global sortable string without '.'
+     or '_' (most of those gen prints) is also base62, every 16-digit
+     global base62 is also a string, a sno string is usually also a global
+     string, and a local string without '.' is also 16 hex digits.
+     An ambiguous line is never guessed at: the stream decides (the
+     arguments and standard input, in order). A line valid in one form only
+     (string, base62, hex or sno) shows that form, such as a string with
+     '.' or '_' or 17-digit base62; JSON, int and UUID lines show none.
+     An ambiguous line is read in the form the lines before it have shown,
+     if they have shown exactly one. If none has been shown yet, it is
+     held, and the lines after it wait with it (the output keeps the input's
+     order), until a line shows a form: then it is read in that one.
+     It is refused (status 3), on an error line naming each reading with
+     the flag that picks it (--from string, --from base62, --from hex,
+     --sno), if the lines before it have shown two forms or more, or one it
+     has no reading in, or if the input ends before any line shows a form.
+     So `guid gen -n 100 | guid inspect` reads back every line gen prints,
+     global or --local (the first, of sequence 0, ends in '..'), and so does
+     gen --format hex, global or --local. gen --format base62 (16 digits)
+     and gen --sno show no form, so alone they are refused: read them with
+     --from base62 and --sno. A flag that leaves one reading (--from, --sno)
+     reads each line as it comes, holding none.
   3. Within the sortable string, 16 characters that are both a global and a
      local string (a local id of drift code 4 or more; gen's default global
      and --local strings never are) are read as the global id unless --as l;
@@ -230,8 +242,8 @@ How an id is read:
   \"...\" or \"*...\"    JSON of a global or a local id
   36 characters      a UUID: a v3 128-bit id
 
-  So only 16 characters may need a flag: those that are valid in more
-  than one of the forms of 16 characters (rule 2).
+  So only 16 characters may be ambiguous: those valid in more than one of
+  the forms of 16 characters (rule 2).
 
   With --sno, every id is read as a sno string (muyo/sno), and printed with
   kind \"sno\", form, string, hex, time_ns and time (the start of its 4 ms

@@ -230,10 +230,13 @@ mod tests {
             ids.extend(scanner.end_line().and_then(|t| t.id(None, from, false)));
             ids
         };
-        let local = form::decode(b"5...........1...", None, None, false).ok();
-        let local = local.map(|(_, id)| (Form::Json, id));
+        let one = |input: &[u8]| match form::decode(input, None, None, false) {
+            Ok(form::Decoded::One { form, id, .. }) => Some((form, id)),
+            _ => None,
+        };
+        let local = one(b"5...........1...").map(|(_, id)| (Form::Json, id));
         assert_eq!(id(br#"x="*N............1..""#, None), Vec::from_iter(local));
-        let global = form::decode(b"N...0ngIdY...1..", None, None, false).ok();
+        let global = one(b"N...0ngIdY...1..");
         assert!(global.is_some());
         for from in [None, Some(Form::Json), Some(Form::String)] {
             let want = global.map(|(_, id)| (from.unwrap_or(Form::String), id));

@@ -4,22 +4,38 @@
 //!
 //! 1. Every reading that `--from` and `--as` allow is tried; without
 //!    either (and without `--v3` or `--from-v2`), a sno string too. Exactly
-//!    one valid id is that id, printed with the form it was read in; none
-//!    is the error of the reading the input looks most like.
-//! 2. Readings that give different ids are refused as ambiguous, naming
-//!    each with the flags that pick it: never a guess. 16 characters are
-//!    where forms meet: a global sortable string without `.` or `_` is
-//!    usually also 16-digit global base62, which always also spells a
-//!    string; a sno string is usually also a global string; a local
-//!    string without `.` is also 16 hex digits.
-//! 3. Within the sortable string, 16 characters that are a valid global
+//!    one valid id (or readings that all give it) is that id, printed with
+//!    the form it was read in; none is the error of the reading the input
+//!    looks most like.
+//! 2. Readings that give different ids make the input ambiguous. 16
+//!    characters are where forms meet: a global sortable string without
+//!    `.` or `_` is usually also 16-digit global base62, which always also
+//!    spells a string; a sno string is usually also a global string; a
+//!    local string without `.` is also 16 hex digits.
+//! 3. An ambiguous input is read by the evidence of its stream (the
+//!    arguments and standard input of one run, in order), never guessed
+//!    at. An input valid in one [`Spelling`] only (string, base62, hex or
+//!    sno) shows that spelling, such as a string with `.` or `_` or
+//!    17-digit base62; JSON, ints and UUIDs show none. An ambiguous input
+//!    is read in the spelling the inputs before it have shown when they
+//!    have shown exactly one; when they have shown none, it is held, and
+//!    every input after it waits with it (output keeps input order), until
+//!    one shows a spelling: then it is read in that one. It is refused,
+//!    naming each reading with the flags that pick it, when the inputs
+//!    before it have shown two spellings or more, or one it has no reading
+//!    in, or when the stream ends with none shown. So `gen | inspect`
+//!    reads back every string (the first, of sequence 0, ends in `..`);
+//!    `gen --format base62` (16 digits) and `gen --sno` show no spelling
+//!    and are refused without `--from base62` or `--sno`. A flag that
+//!    leaves one reading (`--from`, `--sno`) reads each line as it comes.
+//! 4. Within the sortable string, 16 characters that are a valid global
 //!    and a valid local string are the global id unless `--as l` says
 //!    otherwise. `gen`'s default output, global (drift code 3, first
 //!    character `N`..`U`) and `--local` (first character `5` or `6`), never
 //!    reads as the other kind; only local ids with drift code 4 or more
 //!    (`--drift-code 4`) do, and need `--as l`. The object's `kind` says
 //!    which was read.
-//! 4. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
+//! 5. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
 //!    `--v3`.
 //!
 //! `inspect --extract` reads tokens with [`find`], which has no sno
@@ -164,6 +180,150 @@ const READINGS: [(Form, Kind); 10] = [
     (Form::Int, Kind::G),
 ];
 
+/// A form in which one input can read as different ids, with a sno string
+/// apart from the sortable string it is spelled like: what the evidence of
+/// a stream is made of (module docs, rule 3). JSON, ints and UUIDs are
+/// told by their marker or length, and never meet another form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    /// The sortable string, of either kind.
+    String,
+    /// Base62.
+    Base62,
+    /// Hex.
+    Hex,
+    /// A sno string.
+    Sno,
+}
+
+impl Spelling {
+    /// The spelling of a reading in `form` (not of a sno string).
+    fn of(form: Form) -> Option<Spelling> {
+        match form {
+            Form::String => Some(Spelling::String),
+            Form::Base62 => Some(Spelling::Base62),
+            Form::Hex => Some(Spelling::Hex),
+            Form::Json | Form::Int | Form::Uuid => None,
+        }
+    }
+
+    /// Its bit in [`Found::valid`].
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// Its name in messages: the `--from` value, or `sno`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spelling::String => "string",
+            Spelling::Base62 => "base62",
+            Spelling::Hex => "hex",
+            Spelling::Sno => "sno",
+        }
+    }
+}
+
+/// What an input reads as under the flags.
+#[derive(Clone, Copy, Debug)]
+pub enum Decoded {
+    /// One id (every reading that is valid gives it), read in `form`.
+    One {
+        /// The form it was read in.
+        form: Form,
+        /// The id.
+        id: Id,
+        /// The spelling the input is valid in, when it is valid in one
+        /// spelling only: the evidence it gives (module docs, rule 3).
+        shows: Option<Spelling>,
+    },
+    /// Different ids in several spellings: ambiguous.
+    Several(Several),
+}
+
+/// The readings of an ambiguous input: different ids, at most one per
+/// spelling.
+#[derive(Clone, Copy, Debug)]
+pub struct Several {
+    /// The readings in the forms of guid ids.
+    found: Found,
+    /// The reading as a sno string.
+    sno: Option<Sno>,
+}
+
+impl Several {
+    /// Its reading in `spelling`, if it has one, and the form it names.
+    pub fn reading(&self, spelling: Spelling) -> Option<(Form, Id)> {
+        match spelling {
+            Spelling::Sno => self.sno.map(|sno| (Form::String, Id::Sno(sno))),
+            _ => self
+                .found
+                .iter()
+                .find(|r| Spelling::of(r.0) == Some(spelling))
+                .map(|&(form, _, id)| (form, id)),
+        }
+    }
+
+    /// The refusal, naming each reading with the flags that pick it.
+    pub fn refusal(&self) -> String {
+        ambiguous(self.found.iter(), self.sno.is_some())
+    }
+}
+
+/// The spellings the unambiguous lines of a stream have shown so far: the
+/// evidence by which an ambiguous line is read (module docs, rule 3).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Evidence(u8);
+
+impl Evidence {
+    /// Adds a spelling shown.
+    pub fn add(&mut self, spelling: Spelling) {
+        self.0 |= spelling.bit();
+    }
+
+    /// Whether no spelling was shown yet.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The spellings shown, in the order of [`Spelling`].
+    fn spellings(self) -> impl Iterator<Item = Spelling> {
+        SPELLINGS.into_iter().filter(move |s| self.0 & s.bit() != 0)
+    }
+
+    /// Reads an ambiguous input by this evidence: its reading in the one
+    /// spelling shown, or the refusal, which says what was shown.
+    pub fn read(self, several: &Several) -> Result<(Form, Id), String> {
+        let mut shown = self.spellings();
+        let (first, more) = (shown.next(), shown.next().is_some());
+        match (first, more) {
+            (Some(one), false) => several.reading(one).ok_or_else(|| {
+                format!(
+                    "{} (the ids before it are {}, which it is not)",
+                    several.refusal(),
+                    one.name()
+                )
+            }),
+            (Some(_), true) => {
+                let names: Vec<&str> = self.spellings().map(Spelling::name).collect();
+                Err(format!(
+                    "{} (the ids before it are of several forms: {})",
+                    several.refusal(),
+                    names.join(", ")
+                ))
+            }
+            (None, _) => Err(several.refusal()),
+        }
+    }
+}
+
+/// Every spelling.
+const SPELLINGS: [Spelling; 4] = [
+    Spelling::String,
+    Spelling::Base62,
+    Spelling::Hex,
+    Spelling::Sno,
+];
+
 /// Reads `input` as an id, trying every reading the flags allow (module
 /// docs), and, when `sno` is set and no flag names a form or kind, as a
 /// sno string too. The error says what is wrong, not what the input was.
@@ -172,19 +332,42 @@ pub fn decode(
     kind: Option<Kind>,
     form: Option<Form>,
     sno: bool,
-) -> Result<(Form, Id), String> {
+) -> Result<Decoded, String> {
     if is_uuid(input, form) {
-        return decode_v3(input, kind, Some(Form::Uuid));
+        return decode_v3(input, kind, Some(Form::Uuid)).map(Decoded::of);
     }
-    let (found, n) = readings(input, kind, form);
+    let found = readings(input, kind, form);
     let sno = (sno && kind.is_none() && form.is_none())
         .then(|| Sno::parse_bytes(input).ok())
         .flatten();
-    match (&found[..n], sno) {
-        ([Some((form, _, id))], None) => Ok((*form, *id)),
-        ([], Some(sno)) => Ok((Form::String, Id::Sno(sno))),
+    let valid = found.valid | sno.map_or(0, |_| Spelling::Sno.bit());
+    // The spelling shown: the only one the input is valid in.
+    let shows = SPELLINGS.into_iter().find(|s| s.bit() == valid);
+    match (found.iter().as_slice(), sno) {
+        ([(form, _, id)], None) => Ok(Decoded::One {
+            form: *form,
+            id: *id,
+            shows,
+        }),
+        ([], Some(sno)) => Ok(Decoded::One {
+            form: Form::String,
+            id: Id::Sno(sno),
+            shows,
+        }),
         ([], None) => Err(why_not(input, kind, form)),
-        (found, sno) => Err(ambiguous(found.iter().flatten(), sno.is_some())),
+        _ => Ok(Decoded::Several(Several { found, sno })),
+    }
+}
+
+impl Decoded {
+    /// The one id of a form no other meets (v3's, a UUID, a sno string
+    /// under `--sno`): no evidence.
+    pub fn of((form, id): (Form, Id)) -> Decoded {
+        Decoded::One {
+            form,
+            id,
+            shows: None,
+        }
     }
 }
 
@@ -195,8 +378,8 @@ pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<(For
     if is_uuid(input, form) {
         return decode_v3(input, kind, Some(Form::Uuid)).ok();
     }
-    match readings(input, kind, form) {
-        ([Some((form, _, id)), ..], 1) => Some((form, id)),
+    match readings(input, kind, form).iter().as_slice() {
+        [(form, _, id)] => Some((*form, *id)),
         _ => None,
     }
 }
@@ -204,31 +387,53 @@ pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<(For
 /// A reading that gave an id.
 type Reading = (Form, Kind, Id);
 
-/// The readings that gave an id, one per different id: the first `.1`
-/// entries, in a fixed array as this runs for every line.
-type Found = ([Option<Reading>; READINGS.len()], usize);
+/// The readings that gave an id, one per different id, in a fixed array
+/// as this runs for every line; and every spelling the input is valid in,
+/// those of the same id too.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    /// The first `n` are the readings.
+    found: [Reading; READINGS.len()],
+    /// How many there are.
+    n: usize,
+    /// A bit per [`Spelling`] the input is valid in.
+    valid: u8,
+}
+
+impl Found {
+    /// The readings.
+    fn iter(&self) -> std::slice::Iter<'_, Reading> {
+        self.found[..self.n].iter()
+    }
+}
 
 /// The readings the flags allow that give an id. Of a sortable string of
 /// both kinds only the global id is kept (module docs): READINGS lists it
 /// first.
 fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
-    let mut found: [Option<Reading>; READINGS.len()] = [None; READINGS.len()];
-    let mut n = 0;
+    // A filler for the unused slots: never read.
+    let none = (Form::Json, Kind::G, Id::G(Guid::MIN));
+    let mut found = Found {
+        found: [none; READINGS.len()],
+        n: 0,
+        valid: 0,
+    };
     for (f, k) in READINGS {
         if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
             continue;
         }
-        if f == Form::String && found[..n].iter().flatten().any(|r| r.0 == Form::String) {
+        if f == Form::String && found.iter().any(|r| r.0 == Form::String) {
             continue;
         }
         if let Some(id) = parse(input, f, k) {
-            if !found[..n].iter().flatten().any(|&(_, _, seen)| seen == id) {
-                found[n] = Some((f, k, id));
-                n += 1;
+            found.valid |= Spelling::of(f).map_or(0, Spelling::bit);
+            if !found.iter().any(|&(_, _, seen)| seen == id) {
+                found.found[found.n] = (f, k, id);
+                found.n += 1;
             }
         }
     }
-    (found, n)
+    found
 }
 
 /// Whether `input` is read as a UUID: under `--from uuid`, or without
@@ -247,9 +452,9 @@ pub fn decode_in(
     form: Option<Form>,
     v3: bool,
     sno: bool,
-) -> Result<(Form, Id), String> {
+) -> Result<Decoded, String> {
     if v3 {
-        decode_v3(input, kind, form)
+        decode_v3(input, kind, form).map(Decoded::of)
     } else {
         decode(input, kind, form, sno)
     }

@@ -6,7 +6,7 @@ use crate::cli::InspectArgs;
 use crate::extract::{Scanner, Token};
 use guid::sno::Sno;
 
-use crate::form::{self, Form};
+use crate::form::{self, Decoded, Evidence, Form};
 use crate::id::Id;
 use crate::output::{self, Cut, Fail, Quoted, Status};
 
@@ -24,6 +24,8 @@ pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
         out,
         good: true,
         line: 0,
+        evidence: Evidence::default(),
+        held: Vec::new(),
     };
     if args.ids.is_empty() {
         inspect.stdin()?;
@@ -36,6 +38,8 @@ pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
             inspect.line += 1;
         }
     }
+    // What no evidence came for is reported.
+    inspect.release()?;
     inspect.out.flush()?;
     Ok(if inspect.good {
         Status::Done
@@ -54,6 +58,11 @@ struct Inspect<'a, W> {
     good: bool,
     /// Lines done so far, each argument counted as one.
     line: u64,
+    /// The spellings the unambiguous ids so far have shown.
+    evidence: Evidence,
+    /// The ids read before any evidence, from the first ambiguous one on,
+    /// each with what it reads as: written, in order, once evidence comes.
+    held: Vec<(Vec<u8>, Result<Decoded, String>)>,
 }
 
 impl<W: Write> Inspect<'_, W> {
@@ -120,16 +129,48 @@ impl<W: Write> Inspect<'_, W> {
         if self.args.from_v2 { id.to_v3() } else { id }
     }
 
-    /// Writes the object of one id, or reports why it is not one.
+    /// Writes the object of one id, or reports why it is not one: at once,
+    /// or, while an ambiguous id waits for evidence, after it.
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
         let args = self.args;
         let read = if args.sno {
             Sno::parse_bytes(input)
-                .map(|id| (Form::String, Id::Sno(id)))
+                .map(|id| Decoded::of((Form::String, Id::Sno(id))))
                 .map_err(|e| format!("not a sno string: {e}"))
         } else {
             form::decode_in(input, args.kind, args.from, args.v3, !args.from_v2)
         };
+        if let Ok(Decoded::One {
+            shows: Some(spelling),
+            ..
+        }) = read
+        {
+            self.evidence.add(spelling);
+        }
+        let ambiguous = matches!(read, Ok(Decoded::Several(_)));
+        if self.evidence.is_empty() && (ambiguous || !self.held.is_empty()) {
+            self.held.push((input.to_vec(), read));
+            return Ok(());
+        }
+        self.release()?;
+        self.write(input, read)
+    }
+
+    /// Writes the ids held, in order, by the evidence so far.
+    fn release(&mut self) -> Result<(), Fail> {
+        for (input, read) in std::mem::take(&mut self.held) {
+            self.write(&input, read)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the object of what `input` reads as, an ambiguous id by the
+    /// evidence so far, or reports why it is no id.
+    fn write(&mut self, input: &[u8], read: Result<Decoded, String>) -> Result<(), Fail> {
+        let read = read.and_then(|read| match read {
+            Decoded::One { form, id, .. } => Ok((form, id)),
+            Decoded::Several(several) => self.evidence.read(&several),
+        });
         match read {
             Ok((form, id)) => self
                 .converted(id)

@@ -1,7 +1,7 @@
 //! `guid gen | guid inspect` reads back every id `gen` prints, in every
-//! form, and `inspect --extract` finds the same ids: the sortable string is
-//! tried first and wins, so a string that also reads as base62 or hex is
-//! no longer refused as ambiguous.
+//! form, and `inspect --extract` finds the same ids: a string that also
+//! reads as base62 or hex is read as a string, the form the stream's other
+//! lines show, not refused as ambiguous.
 
 mod common;
 
@@ -102,9 +102,8 @@ fn reads_back(gen_flags: &[&str], inspect_flags: &[&str], form: &str) -> usize {
 #[test]
 fn gen_strings_read_back_without_flags() {
     for (gen_flags, inspect_flags) in [
-        // Global strings without '.' or '_' are also base62: --from string.
-        (&[][..], &["--from", "string"][..]),
-        (&["--local"], &["--from", "string"]),
+        (&[][..], &[][..]),
+        (&["--local"], &[]),
         (&["--v3"], &["--v3"]),
         (&["--v3", "--local"], &["--v3"]),
         (&["--v3", "--x"], &[]),
@@ -114,9 +113,39 @@ fn gen_strings_read_back_without_flags() {
     }
 }
 
-/// Every `--format` of `gen`, of every kind: JSON and ints need no flag,
-/// and each form reads back under `--from FORM` (16-digit base62 and 16
-/// hex digits would otherwise read as the sortable string they also are).
+/// Every `--format` of `gen`, of every kind, reads back without `--from`
+/// where the output shows its form, and under `--from FORM` always. Without
+/// it: 16-digit v2 global base62 shows no form (every line is also a
+/// string) and is refused; v3 reads 16 hex digits as a string (v3 has one
+/// reading per length), so its local hex needs `--from hex`.
+#[test]
+fn gen_formats_read_back_without_flags() {
+    for (v3, kind) in [
+        (&[][..], &[][..]),
+        (&[], &["--local"]),
+        (&["--v3"], &[]),
+        (&["--v3"], &["--local"]),
+        (&["--v3"], &["--x"]),
+    ] {
+        let local = kind.contains(&"--local");
+        for form in ["string", "base62", "hex", "json", "int"] {
+            let no_evidence = v3.is_empty() && !local && form == "base62";
+            let v3_hex = !v3.is_empty() && local && form == "hex";
+            if (form == "int" && !local) || no_evidence || v3_hex {
+                continue;
+            }
+            let gen_flags: Vec<&str> = [v3, kind, &["--format", form]].concat();
+            assert_eq!(reads_back(&gen_flags, v3, form), N, "{gen_flags:?}");
+        }
+    }
+    // The one form without evidence: every line refused, none misread.
+    let lines = gen_lines(&["--format", "base62"]);
+    let run = guid_stdin(["inspect"], (lines.join("\n") + "\n").as_bytes());
+    assert_eq!((run.code, run.stdout.as_str()), (3, ""));
+    assert_eq!(run.stderr.matches("ambiguous").count(), N);
+}
+
+/// Every `--format` of `gen`, of every kind, under `--from FORM`.
 #[test]
 fn gen_formats_read_back() {
     for (v3, kind) in [
@@ -134,9 +163,6 @@ fn gen_formats_read_back() {
             let gen_flags: Vec<&str> = [v3, kind, &["--format", form]].concat();
             let from = [v3, &["--from", form]].concat();
             assert_eq!(reads_back(&gen_flags, &from, form), N, "{gen_flags:?}");
-            if matches!(form, "json" | "int") {
-                assert_eq!(reads_back(&gen_flags, v3, form), N, "{gen_flags:?}");
-            }
         }
     }
 }
@@ -148,8 +174,8 @@ fn gen_formats_read_back() {
 fn a_string_of_both_kinds_is_global_unless_as_l() {
     let lines = gen_lines(&["--local", "--drift-code", "5"]);
     let input = lines.join("\n") + "\n";
-    // Under --from string: without it, those that are also hex are refused.
-    let run = guid_stdin(["inspect", "--from", "string"], input.as_bytes());
+    // Those that are also hex are read as strings, which the others show.
+    let run = guid_stdin(["inspect"], input.as_bytes());
     let global = run.objects().iter().filter(|o| o["kind"] == "g").count();
     assert_eq!(
         (run.code, global),
@@ -158,11 +184,7 @@ fn a_string_of_both_kinds_is_global_unless_as_l() {
         run.stderr.lines().next().unwrap_or("")
     );
     assert_eq!(
-        reads_back(
-            &["--local", "--drift-code", "5"],
-            &["--from", "string", "--as", "l"],
-            "string"
-        ),
+        reads_back(&["--local", "--drift-code", "5"], &["--as", "l"], "string"),
         N
     );
     let run = guid(["inspect", "7..............."]);
@@ -170,9 +192,10 @@ fn a_string_of_both_kinds_is_global_unless_as_l() {
     assert_eq!(run.objects()[0]["kind"], "g");
 }
 
-/// `inspect --from-v2 --from string` reads every v2 string of the Go v3
-/// vectors' `from_v2` cases (without --from, those that are also base62
-/// are refused as ambiguous), and prints Go's `FromV2` of each.
+/// `inspect --from-v2` reads every v2 string of the Go v3 vectors'
+/// `from_v2` cases without --from or --as, given together (those that are
+/// also base62 are read as strings, which those with '.' show), and prints
+/// Go's `FromV2` of each; alone, such a string is refused as ambiguous.
 #[test]
 fn from_v2_reads_every_v2_string_of_the_vectors() {
     let text = std::fs::read_to_string(concat!(
@@ -181,18 +204,34 @@ fn from_v2_reads_every_v2_string_of_the_vectors() {
     ))
     .expect("the vector file");
     let data: Value = serde_json::from_str(&text).expect("vector JSON");
-    let (mut read, mut all) = (0, 0);
-    for c in data["from_v2"].as_array().expect("from_v2[]") {
-        if c["v2_code"] == 0 {
-            continue;
-        }
-        all += 1;
-        let input = c["v2_string"].as_str().expect("v2 text");
-        let run = guid(["inspect", "--from-v2", "--from", "string", input]);
-        if run.code == 0 && run.objects()[0]["string"] == c["from_v2_string"]["string"] {
-            read += 1;
-        }
-    }
-    assert!(all > 0);
-    assert_eq!(read, all, "v2 strings read as Go converts them");
+    let cases: Vec<&Value> = data["from_v2"]
+        .as_array()
+        .expect("from_v2[]")
+        .iter()
+        .filter(|c| c["v2_code"] != 0)
+        .collect();
+    assert!(!cases.is_empty());
+    let inputs: Vec<&str> = cases
+        .iter()
+        .map(|c| c["v2_string"].as_str().expect("v2 text"))
+        .collect();
+    let run = guid(["inspect", "--from-v2"].iter().chain(&inputs));
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let got: Vec<Value> = run.objects().iter().map(|o| o["string"].clone()).collect();
+    let want: Vec<Value> = cases
+        .iter()
+        .map(|c| c["from_v2_string"]["string"].clone())
+        .collect();
+    assert_eq!(got, want, "v2 strings read as Go converts them");
+    // Alone, nothing shows the form: those that are also base62 are
+    // refused.
+    let refused = inputs
+        .iter()
+        .filter(|i| {
+            guid(["inspect", "--from-v2", i])
+                .stderr
+                .contains("ambiguous")
+        })
+        .count();
+    assert!(refused > 0, "{refused} refused alone");
 }

@@ -120,12 +120,13 @@ pub fn object_sno(id: guid::sno::Sno) -> serde_json::Value {
     })
 }
 
-/// Every different id `input` reads as under the forms and kinds `flags`
-/// (`--from F`, `--as K`) allow, as objects: inspect's rule, told with the
-/// library's decoders alone. Several are refused as ambiguous; of a string
-/// of both kinds, only the global id is a reading; without --from or --as,
-/// a sno string is one.
-pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
+/// Every valid reading of `input` under the forms and kinds `flags`
+/// (`--from F`, `--as K`) allow, with the name of its form (`string`,
+/// `base62`, `hex`, `json`, `int` or `sno`), as objects: inspect's
+/// readings, told with the library's decoders alone. An id valid in several
+/// forms is listed once per form; of a string of both kinds, only the
+/// global id is a reading; without --from or --as, a sno string is one.
+pub fn spelled(input: &str, flags: &[&str]) -> Vec<(&'static str, serde_json::Value)> {
     let flag = |name: &str| flags.iter().position(|f| *f == name).map(|i| flags[i + 1]);
     let (from, kind) = (flag("--from"), flag("--as"));
     let bytes = input.as_bytes();
@@ -151,22 +152,28 @@ pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
         |f: &str, k: &str| from.is_none_or(|from| from == f) && kind.is_none_or(|kind| kind == k);
     // Of a string of both kinds, the global id only.
     let global_string = g[0].1.is_some() && allowed("string", "g");
-    let mut found: Vec<serde_json::Value> = Vec::new();
     let ids = g
         .iter()
         .filter(|(f, _)| allowed(f, "g"))
-        .filter_map(|(_, id)| id.map(object_g))
+        .filter_map(|&(f, id)| Some((f, object_g(id?))))
         .chain(
             l.iter()
                 .filter(|(f, _)| allowed(f, "l") && !(*f == "string" && global_string))
-                .filter_map(|(_, id)| id.map(object_l)),
+                .filter_map(|&(f, id)| Some((f, object_l(id?)))),
         );
     // Without --from or --as, a sno string too.
     let sno = (from.is_none() && kind.is_none())
         .then(|| guid::sno::Sno::parse_bytes(bytes).ok())
         .flatten()
-        .map(object_sno);
-    for id in ids.chain(sno) {
+        .map(|id| ("sno", object_sno(id)));
+    ids.chain(sno).collect()
+}
+
+/// Every different id `input` reads as under `flags` (see `spelled`).
+/// Several are ambiguous, read by the evidence of the stream (`check_each`).
+pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
+    let mut found: Vec<serde_json::Value> = Vec::new();
+    for (_, id) in spelled(input, flags) {
         if !found.contains(&id) {
             found.push(id);
         }
@@ -174,33 +181,82 @@ pub fn readings(input: &str, flags: &[&str]) -> Vec<serde_json::Value> {
     found
 }
 
+/// The forms in which a line can read as different ids.
+const SPELLINGS: [&str; 4] = ["string", "base62", "hex", "sno"];
+
+/// The form `input` shows under `flags`: the one of [`SPELLINGS`] it is
+/// valid in, if it is valid in one only, as one id.
+pub fn shows(input: &str, flags: &[&str]) -> Option<&'static str> {
+    let spelled = spelled(input, flags);
+    let mut forms: Vec<&str> = spelled
+        .iter()
+        .map(|(f, _)| *f)
+        .filter(|f| SPELLINGS.contains(f))
+        .collect();
+    forms.sort_unstable();
+    forms.dedup();
+    match (&forms[..], readings(input, flags).len()) {
+        ([one], 1) => Some(one),
+        _ => None,
+    }
+}
+
+/// What `inspect flags` prints for each of `inputs`, in order, by its rule
+/// told here apart from its code: the one id of an input, or, of an
+/// ambiguous one, the reading in the one form the inputs before it showed
+/// (or, if they showed none, the first after it that shows one); `None`
+/// for an input refused as ambiguous.
+pub fn inspected(inputs: &[&str], flags: &[&str]) -> Vec<Option<serde_json::Value>> {
+    let shown: Vec<Option<&str>> = inputs.iter().map(|i| shows(i, flags)).collect();
+    inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let readings = readings(input, flags);
+            if let [one] = &readings[..] {
+                return Some(one.clone());
+            }
+            let mut before: Vec<&str> = shown[..i].iter().flatten().copied().collect();
+            before.sort_unstable();
+            before.dedup();
+            let evidence = match &before[..] {
+                [] => shown[i..].iter().flatten().next().copied(),
+                [one] => Some(*one),
+                _ => None,
+            }?;
+            spelled(input, flags)
+                .into_iter()
+                .find(|(f, _)| *f == evidence)
+                .map(|(_, id)| id)
+        })
+        .collect()
+}
+
 /// Checks what `inspect flags` printed for `inputs` (each with the object
-/// of the id it was made from): each input that reads as one id is the id
-/// `readings` says, in order on stdout (the one made, unless the input is
-/// also a sortable string, which wins); each that reads as several is
-/// refused on one stderr line naming `--from`; the status says whether any
-/// was. Returns how many were not read as the id made: refused, or read as
-/// the string they also are.
+/// of the id it was made from), in order: each input `expected` reads is
+/// that id on stdout; each it refuses is one stderr line naming `--from`;
+/// the status says whether any was. Returns how many were not read as the
+/// id made: refused, or read as another.
 pub fn check_each(inputs: &[(String, serde_json::Value)], flags: &[&str], run: &Run) -> usize {
     let mut objects = run.objects().into_iter();
     let mut errors = run.stderr.lines();
     let (mut refused, mut other) = (0, 0);
-    for (input, want) in inputs {
-        let readings = readings(input, flags);
-        if let [one] = &readings[..] {
+    let lines: Vec<&str> = inputs.iter().map(|(i, _)| i.as_str()).collect();
+    for ((input, want), read) in inputs.iter().zip(inspected(&lines, flags)) {
+        if let Some(one) = read {
             let mut got = objects.next().unwrap_or_else(|| panic!("{input}: {run:?}"));
             let time = got.as_object_mut().and_then(|o| o.remove("time"));
             assert!(time.is_some_and(|t| t.is_string()), "{input}");
             let form = got.as_object_mut().and_then(|o| o.remove("form"));
             assert!(form.is_some_and(|f| f.is_string()), "{input}");
-            assert_eq!(&got, one, "{input} {flags:?}");
-            if one != want {
-                assert_eq!(one["string"], input.as_str(), "{input}: read as its string");
+            assert_eq!(got, one, "{input} {flags:?}");
+            if one != *want {
                 other += 1;
             }
         } else {
             // A local string that is also a global one is a reading of
             // --as l only.
+            let readings = readings(input, flags);
             let kind = want["kind"].as_str().expect("kind");
             let of_kind = self::readings(input, &[flags, &["--as", kind]].concat());
             assert!(
