@@ -298,7 +298,7 @@ impl Evidence {
         match (first, more) {
             (Some(one), false) => several.reading(one).ok_or_else(|| {
                 format!(
-                    "{} (the ids before it are {}, which it is not)",
+                    "{} (the other ids show {}, which it is not)",
                     several.refusal(),
                     one.name()
                 )
@@ -306,7 +306,7 @@ impl Evidence {
             (Some(_), true) => {
                 let names: Vec<&str> = self.spellings().map(Spelling::name).collect();
                 Err(format!(
-                    "{} (the ids before it are of several forms: {})",
+                    "{} (the other ids show several forms: {})",
                     several.refusal(),
                     names.join(", ")
                 ))

@@ -230,8 +230,9 @@ fn refused(flags: &[&str], input: &str, needles: &[&str]) {
     }
 }
 
-/// Each way 16 characters can read as two or three ids: refused as
-/// ambiguous without flags, naming the flags; the flags pick any reading.
+/// Each way 16 characters can read as two or three ids: alone, with
+/// nothing to show its form, refused as ambiguous without flags, naming
+/// the flags; the flags pick any reading.
 /// Of a string of both kinds, the global id is read unless --as l.
 #[test]
 fn sixteen_characters_of_several_forms() {
