@@ -805,6 +805,41 @@ impl std::fmt::Display for Byte {
 mod tests {
     use super::*;
 
+    /// An input valid in one spelling shows it; one of several is read by
+    /// evidence of one spelling it has a reading in, and refused otherwise.
+    #[test]
+    fn evidence_reads_an_ambiguous_input() {
+        let shows = |input: &[u8]| match decode(input, None, None, true) {
+            Ok(Decoded::One { shows, .. }) => shows,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(shows(b"N...0ngIdY...1.."), Some(Spelling::String));
+        assert_eq!(shows(b"600000073b13a63000002000"), Some(Spelling::Hex));
+        assert_eq!(shows(b"2vdt4d2222222222"), Some(Spelling::Sno));
+        assert_eq!(shows(br#""N...0ngIdY...1..""#), None);
+        let Ok(Decoded::Several(several)) = decode(b"NlpJwpyS1Q9vEZ12", None, None, true) else {
+            panic!("ambiguous");
+        };
+        let mut evidence = Evidence::default();
+        assert!(evidence.read(&several).is_err());
+        evidence.add(Spelling::Hex);
+        assert!(
+            evidence
+                .read(&several)
+                .is_err_and(|e| e.contains("show hex"))
+        );
+        let mut evidence = Evidence::default();
+        evidence.add(Spelling::Base62);
+        let read = evidence.read(&several).map(|(form, _)| form);
+        assert_eq!(read, Ok(Form::Base62));
+        evidence.add(Spelling::String);
+        assert!(
+            evidence
+                .read(&several)
+                .is_err_and(|e| e.contains("string, base62"))
+        );
+    }
+
     /// The search's `parse` accepts exactly what `read` accepts, as the
     /// same id: on ids of every form and on each with one byte changed,
     /// cut or added.
