@@ -91,31 +91,6 @@ fn json<T>(
     });
 }
 
-/// sno's ids: its base32 string and its bytes.
-fn sno(c: &mut Criterion) {
-    use guid::sno::{Generator, Sno};
-    let mut group = c.benchmark_group("codec");
-    let id = Generator::builder()
-        .partition(7)
-        .build()
-        .expect("partition 7")
-        .next(1);
-    let string = id.to_string();
-    let mut buf = [0; 16];
-    group.bench_function("sno_string_encode", |b| {
-        b.iter(|| black_box(black_box(id).encode(&mut buf)).len())
-    });
-    group.bench_function("sno_string_decode", |b| {
-        b.iter(|| Sno::parse_bytes(black_box(string.as_str())))
-    });
-    group.bench_function("sno_bytes_encode", |b| b.iter(|| black_box(id).to_bytes()));
-    let bytes = id.to_bytes();
-    group.bench_function("sno_bytes_decode", |b| {
-        b.iter(|| Sno::from_slice(black_box(&bytes[..])))
-    });
-    group.finish();
-}
-
 /// The peers' canonical strings: hyphenated UUID, Crockford base32 ULID,
 /// base36 SCRU128.
 fn peers(c: &mut Criterion) {
@@ -160,6 +135,6 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .sample_size(50);
-    targets = global, v3, sno, peers
+    targets = global, v3, peers
 }
 criterion_main!(benches);

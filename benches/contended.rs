@@ -8,48 +8,15 @@
 //! the threads themselves read it (the spawning thread may not get a core
 //! while they run).
 
-use std::hint::black_box;
-use std::sync::Barrier;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use guid::Clock;
 
-/// Wall time for `threads` threads to make `ids` ids between them, each
-/// calling the generator `make` gives it (built in its thread).
-fn run<G: FnMut() -> u64>(threads: u64, ids: u64, make: impl Fn(usize) -> G + Sync) -> Duration {
-    let barrier = Barrier::new(threads as usize);
-    let spans: Vec<(Instant, Instant)> = thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                // The first thread also makes the remainder.
-                let n = ids / threads + if t == 0 { ids % threads } else { 0 };
-                let (barrier, make) = (&barrier, &make);
-                s.spawn(move || {
-                    let mut next = make(t as usize);
-                    black_box(next());
-                    barrier.wait();
-                    let start = Instant::now();
-                    for _ in 0..n {
-                        black_box(next());
-                    }
-                    (start, Instant::now())
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().expect("a generating thread panicked"))
-            .collect()
-    });
-    let start = spans.iter().map(|s| s.0).min();
-    let end = spans.iter().map(|s| s.1).max();
-    match (start, end) {
-        (Some(start), Some(end)) => end - start,
-        _ => Duration::ZERO,
-    }
-}
+#[path = "support/threads.rs"]
+mod threads;
+use threads::run;
 
 /// Each generator with 1, 2 and 4 threads.
 fn contended(c: &mut Criterion) {
@@ -70,10 +37,6 @@ fn contended(c: &mut Criterion) {
         AtomicSnowflakeGenerator::new(1, MonotonicClock::<1>::with_epoch(TWITTER_EPOCH));
     let wide: AtomicSnowflakeGenerator<SnowflakeMastodonId, _> =
         AtomicSnowflakeGenerator::new(0, MonotonicClock::default());
-    let sno = guid::sno::Generator::builder()
-        .partition(7)
-        .build()
-        .expect("partition 7");
 
     for threads in [1, 2, 4] {
         let name = |what: &str| format!("{what}/{threads}_threads");
@@ -98,9 +61,6 @@ fn contended(c: &mut Criterion) {
                     move || clock.l().to_u64()
                 })
             })
-        });
-        group.bench_function(name("sno_shared_generator"), |b| {
-            b.iter_custom(|ids| run(threads, ids, |_| || sno.next(1).to_u128() as u64))
         });
         group.bench_function(name("ferroid_snowflake_atomic_twitter"), |b| {
             b.iter_custom(|ids| {

@@ -52,13 +52,6 @@ fn generate(c: &mut Criterion) {
         .expect("node 1 fits");
     group.bench_function("flake_next", |b| b.iter(|| black_box(&flake).next()));
 
-    // sno's generator: one CAS on one word an id, as the clocks.
-    let sno = guid::sno::Generator::builder()
-        .partition(7)
-        .build()
-        .expect("partition 7");
-    group.bench_function("sno_next", |b| b.iter(|| black_box(&sno).next(1)));
-
     group.throughput(Throughput::Elements(BATCH as u64));
     let mut batch = [Guid::default(); BATCH];
     group.bench_function("guid_g_batch", |b| {
@@ -71,16 +64,6 @@ fn generate(c: &mut Criterion) {
     group.bench_function("v3_x_batch", |b| {
         b.iter(|| {
             v3::CLOCK.fill_x(black_box(&mut batch));
-            black_box(&batch);
-        })
-    });
-    let mut batch = [guid::sno::Sno::default(); BATCH];
-    group.bench_function("sno_batch", |b| {
-        b.iter(|| {
-            // sno has no batch call: a batch is a loop of ids.
-            for id in black_box(&mut batch).iter_mut() {
-                *id = sno.next(1);
-            }
             black_box(&batch);
         })
     });
