@@ -98,6 +98,7 @@ mod snapshot;
 
 #[cfg(feature = "std")]
 mod builder;
+#[cfg(feature = "std")]
 mod generator;
 
 pub use self::id::Sno;
@@ -105,6 +106,7 @@ pub use self::snapshot::Snapshot;
 
 #[cfg(feature = "std")]
 pub use self::builder::Builder;
+#[cfg(feature = "std")]
 pub use self::generator::Generator;
 
 /// sno's epoch, 2010-01-01 00:00:00 UTC, in Unix nanoseconds.
