@@ -98,11 +98,9 @@ fn gen_pipes_to_inspect_without_flags() {
         assert_eq!((lines.len(), refused), (300, 0), "{gen_flags:?} {form}");
     }
 
-    // Most strings are also base62, most local strings also hex: of these,
-    // read by the others' evidence.
-    let (lines, _) = round_trip(&["-n", N], "string", &[]);
-    let plain = lines.iter().filter(|l| !l.contains(['.', '_'])).count();
-    assert!(plain > 150, "{plain} of {N} strings without '.' or '_'");
+    // How many of those strings are also base62 depends on the time they
+    // carry (at some times every one has a '.' or '_'): the lines read by
+    // the others' evidence are tested with fixed ids in evidence.rs.
 
     // 16-digit global base62 always also spells a string, and so shows no
     // form: every line is refused, none read as the string's id.
