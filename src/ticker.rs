@@ -99,12 +99,12 @@ impl Ticker {
     /// A ticker of its own over `source`, read every 64 µs. Its thread
     /// ends once the last clone of the ticker is dropped.
     pub fn new(source: impl TimeSource + 'static) -> Ticker {
-        Ticker::with_period(Source::Custom(Arc::new(source)), PERIOD)
+        Ticker::with_period(Source::custom(source), PERIOD)
     }
 
     /// A ticker over `source` that reads it every `period` (at least 1 µs).
     pub fn every(source: impl TimeSource + 'static, period: Duration) -> Ticker {
-        Ticker::with_period(Source::Custom(Arc::new(source)), period)
+        Ticker::with_period(Source::custom(source), period)
     }
 
     fn with_period(source: Source, period: Duration) -> Ticker {

@@ -190,6 +190,11 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
+    /// Any other source, through a shared trait object.
+    pub(crate) fn custom(source: impl TimeSource + 'static) -> Source {
+        Source::Custom(Arc::new(source))
+    }
+
     /// The process-wide [`Ticker`](crate::Ticker) of the wall clock.
     pub(crate) fn ticker() -> Source {
         Source::Ticked(crate::Ticker::wall())

@@ -1,6 +1,5 @@
 //! The settings of a 96-bit clock.
 
-use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::core::Core;
@@ -50,7 +49,7 @@ impl<G: Generation> Builder<G> {
     /// object (for the built-in clocks, [`Builder::wall`] and
     /// [`Builder::coarse`] call them directly).
     pub fn time(mut self, source: impl TimeSource + 'static) -> Self {
-        self.source = Source::Custom(Arc::new(source));
+        self.source = Source::custom(source);
         self
     }
 

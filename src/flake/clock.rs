@@ -3,7 +3,6 @@
 //! within a bound and waiting past it.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::layout::{Layout, check};
@@ -236,7 +235,7 @@ impl Builder {
     /// Reads time from `source` instead of the wall clock (as
     /// [`crate::Builder::time`]).
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
+        self.source = Source::custom(source);
         self
     }
 

@@ -1,11 +1,11 @@
 //! The settings of sno's generator, checked as sno checks them.
 
-use super::generator::{Generator, MIN_POOL_SPAN};
-use super::{MAX_UNITS, Snapshot};
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, OnceLock};
 
+use super::generator::{Generator, MIN_POOL_SPAN};
+use super::{MAX_UNITS, Snapshot};
 use crate::error::{Error, ErrorKind, Result};
 use crate::time::{Source, TimeSource};
 
@@ -65,7 +65,7 @@ impl Builder {
     /// Reads time from `source` instead of the wall clock (as
     /// [`crate::Builder::time`]).
     pub fn time(mut self, source: impl TimeSource + 'static) -> Builder {
-        self.source = Source::Custom(Arc::new(source));
+        self.source = Source::custom(source);
         self
     }
 

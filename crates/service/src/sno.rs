@@ -116,6 +116,12 @@ impl TimeSource for Held {
     #[inline]
     fn now(&self) -> u64 {
         let t = self.source.now();
+        // A load first: the read-modify-write, which takes the line from
+        // every other thread, only when the time has moved on.
+        let high = self.high.load(Relaxed);
+        if t <= high {
+            return high;
+        }
         self.high.fetch_max(t, Relaxed).max(t)
     }
 }
