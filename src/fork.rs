@@ -23,9 +23,11 @@
 //! check.
 
 use std::ptr;
+#[cfg(unix)]
+use std::sync::atomic::Ordering::Release;
 use std::sync::atomic::{
     AtomicPtr, AtomicU32,
-    Ordering::{Acquire, Relaxed, Release, SeqCst},
+    Ordering::{Acquire, Relaxed, SeqCst},
 };
 
 /// With a wiped page: the latest generation any process of this line was
