@@ -1,0 +1,399 @@
+//! The crate's 96-bit clocks (`kguid.Clock`, `kguid.v3.Clock`), its mock
+//! time source, and the fork check of the process-wide clocks.
+//!
+//! The crate's clocks handle forks themselves: a random node is redrawn in
+//! a forked child, and a chosen node refuses there by panicking (Go's API
+//! returns an id and cannot fail). Python code gets an exception instead:
+//! a clock whose node was chosen keeps a [`guid::ForkGuard`] made with it
+//! and raises `ForkedError` in a child before asking the clock for an id.
+
+use std::sync::OnceLock;
+
+use guid::{ForkGuard, Id};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::convert::time_arg;
+use crate::errors::{err, forked};
+use crate::ids::{Drift, Guid, Luid, V3Drift, V3Guid, V3Luid, Xuid};
+
+/// The guards of the process-wide clocks, made beside them at import:
+/// `Some` where `CONFIG_GUID_NODE_ID` chose the node.
+static GLOBAL_V2: OnceLock<Option<ForkGuard>> = OnceLock::new();
+static GLOBAL_V3: OnceLock<Option<ForkGuard>> = OnceLock::new();
+
+/// Builds the process-wide clocks and notes whether their nodes were chosen.
+pub fn init_globals() {
+    GLOBAL_V2.get_or_init(|| {
+        let chosen = guid::node::from_env().is_some();
+        std::sync::LazyLock::force(&guid::CLOCK);
+        chosen.then(ForkGuard::new)
+    });
+    GLOBAL_V3.get_or_init(|| {
+        let chosen = guid::v3::node::from_env().is_some();
+        std::sync::LazyLock::force(&guid::v3::CLOCK);
+        chosen.then(ForkGuard::new)
+    });
+}
+
+/// Refuses the process-wide v2 clock in a forked child if its node was chosen.
+#[inline]
+pub fn check_global_v2() -> PyResult<()> {
+    match GLOBAL_V2.get() {
+        Some(Some(guard)) if guard.forked() => Err(forked()),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses the process-wide v3 clock in a forked child if its node was chosen.
+#[inline]
+pub fn check_global_v3() -> PyResult<()> {
+    match GLOBAL_V3.get() {
+        Some(Some(guard)) if guard.forked() => Err(forked()),
+        _ => Ok(()),
+    }
+}
+
+/// A time source that reads what it is set to, for tests: the crate's
+/// `MockTime`. Clocks built with it share it.
+#[pyclass(frozen, module = "kguid", name = "MockTime")]
+pub struct MockTime(pub guid::MockTime);
+
+#[pymethods]
+impl MockTime {
+    /// A source that reads `ns` Unix nanoseconds until moved.
+    #[new]
+    #[pyo3(signature = (ns = 0))]
+    fn new(ns: u64) -> Self {
+        MockTime(guid::MockTime::new(ns))
+    }
+
+    /// Sets the time (Unix nanoseconds).
+    fn set(&self, ns: u64) {
+        self.0.set(ns);
+    }
+
+    /// Moves the time forward by `ns` (saturating).
+    fn advance(&self, ns: u64) {
+        self.0.advance(ns);
+    }
+
+    /// Moves the time back by `ns` (saturating at 0).
+    fn step_back(&self, ns: u64) {
+        self.0.step_back(ns);
+    }
+
+    /// The time it reads, in Unix nanoseconds.
+    #[getter]
+    fn ns(&self) -> u64 {
+        guid::TimeSource::now(&self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("kguid.MockTime({})", guid::TimeSource::now(&self.0))
+    }
+}
+
+/// The time-source and restart settings both 96-bit builders share.
+macro_rules! configure {
+    ($b:ident, $ticker:ident, $inverse:ident, $time:ident, $not_before:ident, $restore:ident) => {{
+        let mut b = $b;
+        if let Some(t) = $time {
+            b = b.time(t.0.clone());
+        } else if $ticker {
+            b = b.ticker();
+        }
+        if $inverse {
+            b = b.inverse();
+        }
+        if let Some(t) = $not_before {
+            b = b.not_before(time_arg(t)?).map_err(err)?;
+        }
+        if let Some(s) = $restore {
+            b = b.restore(guid::Snapshot::try_from(s).map_err(err)?);
+        }
+        b
+    }};
+}
+
+/// A v2 clock: makes `kguid.Guid` and `kguid.Luid`, strictly increasing,
+/// never repeated, lock-free across threads (the crate's `guid::Clock`).
+#[pyclass(frozen, module = "kguid", name = "Clock")]
+pub struct V2Clock {
+    inner: guid::Clock,
+    /// Made with the clock where its node was chosen.
+    guard: Option<ForkGuard>,
+}
+
+impl V2Clock {
+    /// Refuses a chosen node in a forked child.
+    #[inline]
+    fn check(&self) -> PyResult<()> {
+        match &self.guard {
+            Some(guard) if guard.forked() => Err(forked()),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl V2Clock {
+    /// A clock: `node` (32 bits; default random, redrawn in a forked
+    /// child), `drift` (a `Drift`, code or `timedelta`), `ticker` (read the
+    /// time from the process-wide ticker thread), `inverse` (decreasing
+    /// ids), `time` (a `MockTime`), `not_before` (a time every id comes
+    /// after), `restore` (a `snapshot()` of an earlier clock).
+    #[new]
+    #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
+    fn new(
+        node: Option<u32>,
+        drift: Option<&Bound<'_, PyAny>>,
+        ticker: bool,
+        inverse: bool,
+        time: Option<PyRef<'_, MockTime>>,
+        not_before: Option<&Bound<'_, PyAny>>,
+        restore: Option<u64>,
+    ) -> PyResult<Self> {
+        let mut b = guid::Clock::builder().drift(Drift::arg(drift)?);
+        if let Some(node) = node {
+            b = b.node(node);
+        }
+        let b = configure!(b, ticker, inverse, time, not_before, restore);
+        Ok(V2Clock {
+            inner: b.build(),
+            guard: node.map(|_| ForkGuard::new()),
+        })
+    }
+
+    /// A new global id.
+    fn g(&self) -> PyResult<Guid> {
+        self.check()?;
+        Ok(Guid(self.inner.g()))
+    }
+
+    /// A new local id.
+    fn l(&self) -> PyResult<Luid> {
+        self.check()?;
+        Ok(Luid(self.inner.l()))
+    }
+
+    /// `n` consecutive global ids from one read of the time (`fill`).
+    fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        self.check()?;
+        let mut ids = vec![guid::Guid::MIN; n];
+        self.inner.fill(&mut ids);
+        crate::alloc::list_of(py, &ids, Guid)
+    }
+
+    /// `n` consecutive local ids from one read of the time (`fill_l`).
+    fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        self.check()?;
+        let mut ids = vec![guid::Luid::MIN; n];
+        self.inner.fill_l(&mut ids);
+        crate::alloc::list_of(py, &ids, Luid)
+    }
+
+    /// The global id of a local id made by this clock.
+    fn from_l64(&self, local: &Luid) -> Guid {
+        Guid(self.inner.from_l64(local.0))
+    }
+
+    /// The state after the last id, to `restore` a restarted clock.
+    fn snapshot(&self) -> u64 {
+        self.inner.snapshot().into()
+    }
+
+    /// The node stamped on global ids.
+    #[getter]
+    fn node(&self) -> u32 {
+        self.inner.node()
+    }
+
+    /// The drift stamped on ids.
+    #[getter]
+    fn drift(&self) -> Drift {
+        Drift(self.inner.drift())
+    }
+
+    /// Whether ids decrease.
+    #[getter]
+    fn is_inverse(&self) -> bool {
+        self.inner.is_inverse()
+    }
+
+    /// The start of the tick of the last id.
+    #[getter]
+    fn last_time(&self) -> std::time::SystemTime {
+        self.inner.last_time()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "kguid.Clock(node={:#x}, drift={})",
+            self.inner.node(),
+            self.inner.drift().code()
+        )
+    }
+}
+
+/// A v3 clock: makes `kguid.v3.Guid`, `Luid` and `Xuid` (Go v3's clock:
+/// the first id of a tick has sequence 1, a 58-bit node).
+#[pyclass(frozen, module = "kguid.v3", name = "Clock")]
+pub struct V3Clock {
+    /// The crate's clock.
+    pub inner: guid::v3::Clock,
+    guard: Option<ForkGuard>,
+}
+
+impl V3Clock {
+    /// Refuses a chosen node in a forked child.
+    #[inline]
+    fn check(&self) -> PyResult<()> {
+        match &self.guard {
+            Some(guard) if guard.forked() => Err(forked()),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl V3Clock {
+    /// A v3 clock: `node` (58 bits; default random, redrawn in a forked
+    /// child), `drift`, and the settings of `kguid.Clock`.
+    #[new]
+    #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
+    fn new(
+        node: Option<u64>,
+        drift: Option<&Bound<'_, PyAny>>,
+        ticker: bool,
+        inverse: bool,
+        time: Option<PyRef<'_, MockTime>>,
+        not_before: Option<&Bound<'_, PyAny>>,
+        restore: Option<u64>,
+    ) -> PyResult<Self> {
+        let mut b = guid::v3::Clock::builder().drift(V3Drift::arg(drift)?);
+        if let Some(node) = node {
+            b = b.node(node).map_err(err)?;
+        }
+        let b = configure!(b, ticker, inverse, time, not_before, restore);
+        Ok(V3Clock {
+            inner: b.build(),
+            guard: node.map(|_| ForkGuard::new()),
+        })
+    }
+
+    /// A new global id.
+    fn g(&self) -> PyResult<V3Guid> {
+        self.check()?;
+        Ok(V3Guid(self.inner.g()))
+    }
+
+    /// A new local id.
+    fn l(&self) -> PyResult<V3Luid> {
+        self.check()?;
+        Ok(V3Luid(self.inner.l()))
+    }
+
+    /// A new 128-bit id.
+    fn x(&self) -> PyResult<Xuid> {
+        self.check()?;
+        Ok(Xuid(self.inner.x()))
+    }
+
+    /// `n` consecutive global ids from one read of the time.
+    fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        self.check()?;
+        let mut ids = vec![guid::v3::Guid::MIN; n];
+        self.inner.fill(&mut ids);
+        crate::alloc::list_of(py, &ids, V3Guid)
+    }
+
+    /// `n` consecutive local ids from one read of the time.
+    fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        self.check()?;
+        let mut ids = vec![guid::v3::Luid::MIN; n];
+        self.inner.fill_l(&mut ids);
+        crate::alloc::list_of(py, &ids, V3Luid)
+    }
+
+    /// `n` consecutive 128-bit ids from one read of the time.
+    fn batch_x<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        self.check()?;
+        let mut ids = vec![guid::v3::Xuid::MIN; n];
+        self.inner.fill_x(&mut ids);
+        crate::alloc::list_of(py, &ids, Xuid)
+    }
+
+    /// The global id of a local id made by this clock.
+    fn from_l64(&self, local: &V3Luid) -> V3Guid {
+        V3Guid(self.inner.from_l64(local.0))
+    }
+
+    /// The 128-bit id of a local id made by this clock.
+    fn x_from_l64(&self, local: &V3Luid) -> Xuid {
+        Xuid(self.inner.x_from_l64(local.0))
+    }
+
+    /// The state after the last id (Go v3's checkpoint value).
+    fn snapshot(&self) -> u64 {
+        self.inner.snapshot().into()
+    }
+
+    /// The 58-bit node.
+    #[getter]
+    fn node(&self) -> u64 {
+        self.inner.node()
+    }
+
+    /// The drift stamped on ids.
+    #[getter]
+    fn drift(&self) -> V3Drift {
+        V3Drift(self.inner.drift())
+    }
+
+    /// Whether ids decrease.
+    #[getter]
+    fn is_inverse(&self) -> bool {
+        self.inner.is_inverse()
+    }
+
+    /// The start of the tick of the last id.
+    #[getter]
+    fn last_time(&self) -> std::time::SystemTime {
+        self.inner.last_time()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "kguid.v3.Clock(node={:#x}, drift={})",
+            self.inner.node(),
+            self.inner.drift().code()
+        )
+    }
+}
+
+/// The node of the process-wide v2 clock (in a forked child, its new one).
+#[pyfunction]
+pub fn node() -> u32 {
+    guid::CLOCK.node()
+}
+
+/// The node of the process-wide v3 clock.
+#[pyfunction]
+#[pyo3(name = "node")]
+pub fn v3_node() -> u64 {
+    guid::v3::CLOCK.node()
+}
+
+/// v2's node id of a name, as `CONFIG_GUID_NODE_ID` names it.
+#[pyfunction]
+pub fn node_from_name(name: &str) -> u32 {
+    guid::node::from_name(name)
+}
+
+/// v3's 58-bit node id of a name.
+#[pyfunction]
+#[pyo3(name = "node_from_name")]
+pub fn v3_node_from_name(name: &str) -> u64 {
+    guid::v3::node::from_name(name)
+}
