@@ -1,0 +1,1293 @@
+//! The WebAssembly side of the JavaScript package `kguid`: thin exports
+//! over the `kguid` crate (imported as `guid`), called by the package's
+//! JavaScript classes (`js/api.js`).
+//!
+//! Every layout, codec, comparison and clock is the crate's; this crate
+//! only moves values across the boundary:
+//!
+//! - an id crosses as its big-endian bytes, zero-padded to 16 and cut into
+//!   four `u32` words (`w0` first); the JavaScript objects hold the words;
+//! - results are written to fixed buffers in linear memory ([`out_ptr`],
+//!   [`io_ptr`]) that JavaScript reads through typed-array views, so that
+//!   the hot calls take and return numbers only;
+//! - ids are told apart by a tag ([`GUID`], [`LUID`], [`V3_GUID`],
+//!   [`V3_LUID`], [`XUID`], [`SNO`]);
+//! - a failed call returns a status (or `undefined`) and keeps its
+//!   [`guid::Error`], which [`take_error`] hands over as `{message, kind,
+//!   …fields}`;
+//! - the clocks read the time that JavaScript passes to each call (Unix
+//!   milliseconds as a float, from `Date.now()` and `performance.now()`),
+//!   through a custom [`guid::TimeSource`]: `SystemTime::now()` panics on
+//!   `wasm32-unknown-unknown`. Their random nodes come from getrandom's JS
+//!   backend, `crypto.getRandomValues`.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use guid::sno::{Generator, Sno};
+use guid::{Error, ErrorKind, Id, flake, v3};
+use wasm_bindgen::prelude::*;
+
+/// Tag of the v2 96-bit id, [`guid::Guid`].
+pub const GUID: u32 = 0;
+/// Tag of the v2 64-bit id, [`guid::Luid`].
+pub const LUID: u32 = 1;
+/// Tag of [`v3::Guid`].
+pub const V3_GUID: u32 = 2;
+/// Tag of [`v3::Luid`].
+pub const V3_LUID: u32 = 3;
+/// Tag of [`v3::Xuid`].
+pub const XUID: u32 = 4;
+/// Tag of [`Sno`].
+pub const SNO: u32 = 5;
+
+/// Bytes of [`io_ptr`]'s buffer: strings and byte arrays in and out.
+pub const IO_CAP: usize = 1024;
+
+/// The id words of the last call (four), then a spare word.
+static OUT: [AtomicU32; 8] = [const { AtomicU32::new(0) }; 8];
+/// Strings and bytes in and out.
+static IO: [AtomicU8; IO_CAP] = [const { AtomicU8::new(0) }; IO_CAP];
+/// The time the clocks read: Unix ns, set by each call that makes ids.
+static NOW_NS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
+    /// The words of the last batch.
+    static BATCH: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// The bytes of the last batch of ids.
+    static BATCH_BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The last batch of flake ids.
+    static BATCH_U64: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    static V2_CLOCK: guid::Clock = guid::Clock::builder().time(js_time).build();
+    static V3_CLOCK: v3::Clock = v3::Clock::builder().time(js_time).build();
+    static SNO_GEN: Generator = Generator::builder()
+        .time(js_time)
+        .build()
+        .expect("the default sno generator's bounds are valid");
+}
+
+/// The time source of every clock of the package: the time JavaScript
+/// passed last.
+fn js_time() -> u64 {
+    NOW_NS.load(Relaxed)
+}
+
+/// Sets the clocks' time from JavaScript's Unix milliseconds; NaN keeps the
+/// time given by [`set_time_ns`].
+#[inline]
+fn set_time(t_ms: f64) {
+    if !t_ms.is_nan() {
+        NOW_NS.store((t_ms * 1e6) as u64, Relaxed);
+    }
+}
+
+/// Sets the clocks' time to `ns` (Unix ns), for a custom time source; the
+/// next call given NaN as its time reads it.
+#[wasm_bindgen]
+pub fn set_time_ns(ns: u64) {
+    NOW_NS.store(ns, Relaxed);
+}
+
+/// Where the id words of the last call are (`u32` index = address / 4).
+#[wasm_bindgen]
+pub fn out_ptr() -> *const u32 {
+    OUT.as_ptr().cast()
+}
+
+/// Where strings and bytes go in and come out.
+#[wasm_bindgen]
+pub fn io_ptr() -> *const u8 {
+    IO.as_ptr().cast()
+}
+
+/// The size of [`io_ptr`]'s buffer.
+#[wasm_bindgen]
+pub fn io_cap() -> usize {
+    IO_CAP
+}
+
+/// Keeps `e` for [`take_error`]; the failure status.
+#[cold]
+fn fail(e: Error) -> i32 {
+    LAST_ERROR.with(|l| *l.borrow_mut() = Some(e));
+    -1
+}
+
+/// The error of the last failed call, as `{message, kind, …}` with the
+/// fields of its [`ErrorKind`].
+#[wasm_bindgen]
+pub fn take_error() -> JsValue {
+    let Some(e) = LAST_ERROR.with(|l| l.borrow_mut().take()) else {
+        return JsValue::UNDEFINED;
+    };
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    };
+    set("message", e.to_string().into());
+    let (kind, fields) = describe(e.kind());
+    set("kind", kind.into());
+    for (k, v) in fields {
+        set(k, v.into());
+    }
+    o.into()
+}
+
+/// A value of an error's field.
+enum Field {
+    Num(f64),
+    Big(u64),
+    Str(&'static str),
+    Bool(bool),
+}
+
+impl From<Field> for JsValue {
+    fn from(f: Field) -> JsValue {
+        match f {
+            Field::Num(n) => n.into(),
+            Field::Big(n) => n.into(),
+            Field::Str(s) => s.into(),
+            Field::Bool(b) => b.into(),
+        }
+    }
+}
+
+/// The name of an error kind and its fields.
+fn describe(kind: ErrorKind) -> (&'static str, Vec<(&'static str, Field)>) {
+    use Field::{Big, Bool, Num, Str};
+    match kind {
+        ErrorKind::Length { expected, found } => (
+            "Length",
+            vec![
+                ("expected", Num(expected as f64)),
+                ("found", Num(found as f64)),
+            ],
+        ),
+        ErrorKind::Char { byte, index } => (
+            "Char",
+            vec![("byte", Num(byte.into())), ("index", Num(index as f64))],
+        ),
+        ErrorKind::LeadingZero => ("LeadingZero", vec![]),
+        ErrorKind::Overflow { bits } => ("Overflow", vec![("bits", Num(bits.into()))]),
+        ErrorKind::Drift => ("Drift", vec![]),
+        ErrorKind::Part { name, value, max } => (
+            "Part",
+            vec![
+                ("name", Str(name)),
+                ("value", Big(value)),
+                ("max", Big(max)),
+            ],
+        ),
+        ErrorKind::CellWidth(n) => ("CellWidth", vec![("width", Num(n.into()))]),
+        ErrorKind::Cell { value, index } => (
+            "Cell",
+            vec![("value", Num(value.into())), ("index", Num(index as f64))],
+        ),
+        ErrorKind::Marker { local } => ("Marker", vec![("local", Bool(local))]),
+        ErrorKind::Layout { time, node, seq } => (
+            "Layout",
+            vec![
+                ("time", Num(time.into())),
+                ("node", Num(node.into())),
+                ("seq", Num(seq.into())),
+            ],
+        ),
+        ErrorKind::NotUuidV8 { version, variant } => (
+            "NotUuidV8",
+            vec![
+                ("version", Num(version.into())),
+                ("variant", Num(variant.into())),
+            ],
+        ),
+        ErrorKind::Forked => ("Forked", vec![]),
+        ErrorKind::Inverse => ("Inverse", vec![]),
+        ErrorKind::Range {
+            name,
+            value,
+            min,
+            max,
+        } => (
+            "Range",
+            vec![
+                ("name", Str(name)),
+                ("value", Big(value)),
+                ("min", Big(min)),
+                ("max", Big(max)),
+            ],
+        ),
+        _ => ("Other", vec![]),
+    }
+}
+
+/// Runs `$body` with `$T` the id type of `$tag` (a v2 or v3 id); `$sno`
+/// for [`SNO`] and unknown tags.
+macro_rules! with_id {
+    ($tag:expr, $T:ident => $body:expr, sno => $sno:expr) => {
+        match $tag {
+            GUID => {
+                type $T = guid::Guid;
+                $body
+            }
+            LUID => {
+                type $T = guid::Luid;
+                $body
+            }
+            V3_GUID => {
+                type $T = v3::Guid;
+                $body
+            }
+            V3_LUID => {
+                type $T = v3::Luid;
+                $body
+            }
+            XUID => {
+                type $T = v3::Xuid;
+                $body
+            }
+            _ => $sno,
+        }
+    };
+}
+
+/// The bytes of four words, big-endian.
+#[inline]
+fn bytes_of(w: [u32; 4]) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    for (chunk, w) in b.chunks_exact_mut(4).zip(w) {
+        chunk.copy_from_slice(&w.to_be_bytes());
+    }
+    b
+}
+
+/// Writes an id's bytes to [`OUT`] as words.
+#[inline]
+fn put(bytes: &[u8]) {
+    let mut b = [0u8; 16];
+    b[..bytes.len()].copy_from_slice(bytes);
+    for (slot, chunk) in OUT.iter().zip(b.chunks_exact(4)) {
+        slot.store(
+            u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
+            Relaxed,
+        );
+    }
+}
+
+/// The id of words made from an id of the same type (a default id if not).
+#[inline]
+fn id<I: Id>(w: [u32; 4]) -> I {
+    I::from_slice(&bytes_of(w)[..I::BYTES]).unwrap_or_default()
+}
+
+/// The sno id of words.
+#[inline]
+fn sno(w: [u32; 4]) -> Sno {
+    let b = bytes_of(w);
+    let mut s = [0u8; 10];
+    s.copy_from_slice(&b[..10]);
+    Sno::from_bytes(s)
+}
+
+/// The first `len` bytes of [`IO`].
+fn io_in(len: usize) -> Vec<u8> {
+    IO[..len.min(IO_CAP)]
+        .iter()
+        .map(|b| b.load(Relaxed))
+        .collect()
+}
+
+/// Writes `bytes` to [`IO`]; their length.
+fn io_out(bytes: &[u8]) -> i32 {
+    for (slot, b) in IO.iter().zip(bytes) {
+        slot.store(*b, Relaxed);
+    }
+    bytes.len().min(IO_CAP) as i32
+}
+
+/// Writes an id to [`OUT`], or keeps its error: 0 or -1.
+fn done<I: AsRef<[u8]>>(r: guid::Result<I>) -> i32 {
+    match r {
+        Ok(id) => {
+            put(id.as_ref());
+            0
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// A new id of the default clock of its generation (sno's: metabyte
+/// `meta`), written to [`OUT`]; `t_ms` is the time (Unix ms).
+#[wasm_bindgen]
+pub fn now(tag: u32, t_ms: f64, meta: u32) {
+    set_time(t_ms);
+    match tag {
+        GUID => V2_CLOCK.with(|c| put(c.g().as_ref())),
+        LUID => V2_CLOCK.with(|c| put(c.l().as_ref())),
+        V3_GUID => V3_CLOCK.with(|c| put(c.g().as_ref())),
+        V3_LUID => V3_CLOCK.with(|c| put(c.l().as_ref())),
+        XUID => V3_CLOCK.with(|c| put(c.x().as_ref())),
+        _ => SNO_GEN.with(|g| put(g.next(meta as u8).as_ref())),
+    }
+}
+
+/// A new v2 [`guid::Guid`] of the default clock, written to [`OUT`]: the
+/// hot path of `Guid.now()`.
+#[wasm_bindgen]
+pub fn now_g(t_ms: f64) {
+    set_time(t_ms);
+    V2_CLOCK.with(|c| put(c.g().as_ref()));
+}
+
+/// Fills the batch buffer with `n` consecutive ids of `tag`'s default
+/// clock from one read of the time (`ids` of the generation's clock);
+/// the address of their bytes (`BYTES` each, ids in order).
+#[wasm_bindgen]
+pub fn fill(tag: u32, n: usize, t_ms: f64, meta: u32) -> *const u8 {
+    set_time(t_ms);
+    match tag {
+        GUID => V2_CLOCK.with(|c| batch(n, |ids: &mut [guid::Guid]| c.fill(ids))),
+        LUID => V2_CLOCK.with(|c| batch(n, |ids: &mut [guid::Luid]| c.fill_l(ids))),
+        V3_GUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Guid]| c.fill(ids))),
+        V3_LUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Luid]| c.fill_l(ids))),
+        XUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Xuid]| c.fill_x(ids))),
+        _ => SNO_GEN.with(|g| {
+            batch(n, |ids: &mut [Sno]| {
+                for id in ids {
+                    *id = g.next(meta as u8);
+                }
+            })
+        }),
+    }
+}
+
+/// `n` ids made by `make` into the batch buffer; its address.
+fn batch<I: AsRef<[u8]> + Copy + Default>(n: usize, make: impl FnOnce(&mut [I])) -> *const u8 {
+    let mut ids = vec![I::default(); n];
+    make(&mut ids);
+    BATCH_BYTES.with(|b| {
+        let mut b = b.borrow_mut();
+        b.clear();
+        for id in &ids {
+            b.extend_from_slice(id.as_ref());
+        }
+        b.as_ptr()
+    })
+}
+
+/// Reads the text form (`Display`) of `tag` from the first `len` bytes
+/// of [`IO`]: 0 and the id in [`OUT`], or -1.
+#[wasm_bindgen]
+pub fn parse(tag: u32, len: usize) -> i32 {
+    let s = io_in(len);
+    with_id!(tag, T => done(T::parse_bytes(&s)), sno => done(Sno::parse_bytes(&s)))
+}
+
+/// Reads a base62 string from [`IO`] (v3's: zero-padded).
+#[wasm_bindgen]
+pub fn from_base62(tag: u32, len: usize) -> i32 {
+    let s = io_in(len);
+    with_id!(tag, T => done(T::from_base62(&s)), sno => done(Sno::parse_bytes(&s)))
+}
+
+/// Reads the big-endian bytes from [`IO`].
+#[wasm_bindgen]
+pub fn from_bytes(tag: u32, len: usize) -> i32 {
+    let s = io_in(len);
+    with_id!(tag, T => done(T::from_slice(&s)), sno => done(Sno::from_slice(&s)))
+}
+
+/// Reads the bytes given by slice (inputs longer than [`IO_CAP`]).
+#[wasm_bindgen]
+pub fn from_bytes_slice(tag: u32, bytes: &[u8]) -> i32 {
+    with_id!(tag, T => done(T::from_slice(bytes)), sno => done(Sno::from_slice(bytes)))
+}
+
+/// Reads the text form given by slice (inputs longer than [`IO_CAP`]).
+#[wasm_bindgen]
+pub fn parse_slice(tag: u32, s: &[u8]) -> i32 {
+    with_id!(tag, T => done(T::parse_bytes(s)), sno => done(Sno::parse_bytes(s)))
+}
+
+/// Reads a base62 string given by slice (inputs longer than [`IO_CAP`]).
+#[wasm_bindgen]
+pub fn from_base62_slice(tag: u32, s: &[u8]) -> i32 {
+    with_id!(tag, T => done(T::from_base62(s)), sno => done(Sno::parse_bytes(s)))
+}
+
+/// The id of an integer value (`to_u128`'s inverse).
+#[wasm_bindgen]
+pub fn from_u128(tag: u32, v: u128) -> i32 {
+    with_id!(tag, T => done(T::from_u128(v)), sno => done(Sno::from_u128(v)))
+}
+
+/// The id's value as an integer.
+#[wasm_bindgen]
+pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u128 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => id::<T>(w).to_u128(), sno => sno(w).to_u128())
+}
+
+/// Writes the text form to [`IO`]; its length.
+#[wasm_bindgen]
+pub fn to_string(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
+    let w = [w0, w1, w2, w3];
+    let mut buf = [0u8; 36];
+    with_id!(tag, T => io_out(id::<T>(w).encode(&mut buf).as_bytes()),
+        sno => io_out(sno(w).encode(buf.first_chunk_mut().expect("36 > 16")).as_bytes()))
+}
+
+/// Writes the base62 string to [`IO`]; its length (-1 for sno, which has
+/// none).
+#[wasm_bindgen]
+pub fn to_base62(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
+    let w = [w0, w1, w2, w3];
+    let mut buf = [0u8; 22];
+    with_id!(tag, T => io_out(id::<T>(w).encode_base62(&mut buf).as_bytes()), sno => -1)
+}
+
+/// Writes the bytes in lowercase hex to [`IO`]; its length.
+#[wasm_bindgen]
+pub fn to_hex(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
+    let w = [w0, w1, w2, w3];
+    let s = with_id!(tag, T => format!("{:x}", id::<T>(w)), sno => format!("{:x}", sno(w)));
+    io_out(s.as_bytes())
+}
+
+/// `a` against `b` (both of `tag`): -1, 0 or 1 (the ids' `Ord`).
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    tag: u32,
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    b2: u32,
+    b3: u32,
+) -> i32 {
+    let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
+    let o = with_id!(tag, T => id::<T>(a).cmp(&id::<T>(b)), sno => sno(a).cmp(&sno(b)));
+    o as i32
+}
+
+/// The node (0 for a local id; sno: the partition).
+#[wasm_bindgen]
+pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => id::<T>(w).node(), sno => sno(w).partition().into())
+}
+
+/// The sequence (sno: its sequence).
+#[wasm_bindgen]
+pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => id::<T>(w).seq().into(), sno => sno(w).sequence().into())
+}
+
+/// The time in Unix ns (sno: `unix_ns`).
+#[wasm_bindgen]
+pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => id::<T>(w).time(), sno => sno(w).unix_ns())
+}
+
+/// The time as Unix ms, for a `Date` (v3 reads the direction as
+/// `epoch` does).
+#[wasm_bindgen]
+pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
+    let w = [w0, w1, w2, w3];
+    let t = with_id!(tag, T => id::<T>(w).epoch(), sno => sno(w).time());
+    ms_of(t)
+}
+
+/// v2's `EpochI`: the inverse time read as signed ns, as Unix ms.
+#[wasm_bindgen]
+pub fn epoch_i_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
+    let w = [w0, w1, w2, w3];
+    let t = with_id!(tag, T => id::<T>(w).epoch_i(), sno => sno(w).time());
+    ms_of(t)
+}
+
+/// The epoch time in signed Unix ns (`epoch`'s, exact).
+#[wasm_bindgen]
+pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> i64 {
+    let w = [w0, w1, w2, w3];
+    let t = with_id!(tag, T => if inverse { id::<T>(w).epoch_i() } else { id::<T>(w).epoch() },
+        sno => sno(w).time());
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i64,
+        Err(e) => -(e.duration().as_nanos() as i64),
+    }
+}
+
+/// Signed Unix ms of a time.
+fn ms_of(t: SystemTime) -> f64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64() * 1e3,
+        Err(e) => -e.duration().as_secs_f64() * 1e3,
+    }
+}
+
+/// The drift code (sno: the metabyte).
+#[wasm_bindgen]
+pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => Into::<u8>::into(id::<T>(w).drift()).into(), sno => sno(w).meta().into())
+}
+
+/// The local id (`to_l64`) to [`OUT`].
+#[wasm_bindgen]
+pub fn to_local(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => put(id::<T>(w).to_l64().as_ref()), sno => ())
+}
+
+/// The id of parts (`from_parts`) to [`OUT`]; the drift is a code.
+#[wasm_bindgen]
+pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u32, drift: u32) -> i32 {
+    let Ok(seq) = u16::try_from(seq) else {
+        return fail(Error::from(ErrorKind::Part {
+            name: "seq",
+            value: seq.into(),
+            max: 16383,
+        }));
+    };
+    with_id!(tag, T => {
+        match u8::try_from(drift).map_err(|_| drift_range(drift)).and_then(<T as Id>::Drift::try_from) {
+            Ok(d) => done(T::from_parts(node, time_ns, seq, d)),
+            Err(e) => fail(e),
+        }
+    }, sno => -1)
+}
+
+/// The error of a drift code past a byte.
+fn drift_range(code: u32) -> Error {
+    Error::from(ErrorKind::Range {
+        name: "drift code",
+        value: code.into(),
+        min: 0,
+        max: 7,
+    })
+}
+
+/// The zero id of a drift code (`Default` of the type at that drift).
+#[wasm_bindgen]
+pub fn zero(tag: u32, drift: u32) -> i32 {
+    compose_zero(tag, drift)
+}
+
+fn compose_zero(tag: u32, drift: u32) -> i32 {
+    let code = match u8::try_from(drift) {
+        Ok(c) => c,
+        Err(_) => return fail(drift_range(drift)),
+    };
+    match tag {
+        GUID => done(guid::Drift::new(code).map(guid::Guid::zero)),
+        LUID => done(guid::Drift::new(code).map(guid::Luid::zero)),
+        V3_GUID => done(v3::Drift::new(code).map(v3::Guid::zero)),
+        V3_LUID => done(v3::Drift::new(code).map(v3::Luid::zero)),
+        XUID => done(v3::Drift::new(code).map(v3::Xuid::zero)),
+        _ => done(Ok(Sno::ZERO)),
+    }
+}
+
+/// [`Id::MIN`] (`max` false) or [`Id::MAX`] to [`OUT`].
+#[wasm_bindgen]
+pub fn bound(tag: u32, max: bool) {
+    with_id!(tag, T => put(if max { T::MAX } else { T::MIN }.as_ref()),
+        sno => put(if max { Sno::MAX } else { Sno::MIN }.as_ref()))
+}
+
+/// Writes [`Id::split`]'s cells to [`IO`]; their count, or -1.
+#[wasm_bindgen]
+pub fn split(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, n: u32) -> i32 {
+    let w = [w0, w1, w2, w3];
+    with_id!(tag, T => match id::<T>(w).split(n) {
+        Ok(cells) => io_out(&cells),
+        Err(e) => fail(e),
+    }, sno => -1)
+}
+
+/// [`Id::fold`] of the first `len` cells in [`IO`].
+#[wasm_bindgen]
+pub fn fold(tag: u32, n: u32, len: usize) -> i32 {
+    let cells = io_in(len);
+    with_id!(tag, T => done(T::fold(n, &cells)), sno => -1)
+}
+
+/// Go's `Diff` of `a` and `b` to [`OUT`].
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn diff(tag: u32, a0: u32, a1: u32, a2: u32, a3: u32, b0: u32, b1: u32, b2: u32, b3: u32) {
+    let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
+    match tag {
+        GUID => put(id::<guid::Guid>(a).diff(&id(b)).as_ref()),
+        LUID => put(id::<guid::Luid>(a).diff(&id(b)).as_ref()),
+        V3_GUID => put(id::<v3::Guid>(a).diff(&id(b)).as_ref()),
+        V3_LUID => put(id::<v3::Luid>(a).diff(&id(b)).as_ref()),
+        XUID => put(id::<v3::Xuid>(a).diff(&id(b)).as_ref()),
+        _ => {}
+    }
+}
+
+/// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn cmp_ring(
+    tag: u32,
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    b2: u32,
+    b3: u32,
+    reference: u64,
+) -> i32 {
+    let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
+    let o = match tag {
+        V3_GUID => id::<v3::Guid>(a).cmp_ring(&id(b), reference as u32),
+        _ => id::<v3::Xuid>(a).cmp_ring(&id(b), reference),
+    };
+    o as i32
+}
+
+/// The casts between the types, to [`OUT`]: `to` is the target tag, `node`
+/// the node a local id is stamped with.
+///
+/// | from | to | what |
+/// |---|---|---|
+/// | [`LUID`] | [`GUID`] | `Luid::to_g(node)` |
+/// | [`GUID`] | [`V3_GUID`] | `v3::Guid::from_v2` |
+/// | [`LUID`] | [`V3_LUID`] | `v3::Luid::from_v2` |
+/// | [`V3_LUID`] | [`V3_GUID`] | `v3::Luid::to_g(node)` |
+/// | [`V3_LUID`] | [`XUID`] | `v3::Luid::to_x(node)` |
+/// | [`V3_GUID`] | [`XUID`] | `Xuid::from` |
+/// | [`XUID`] | [`V3_GUID`] | `v3::Guid::try_from` |
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn cast(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, to: u32, node: u64) -> i32 {
+    let w = [w0, w1, w2, w3];
+    let node32 = || {
+        u32::try_from(node).map_err(|_| {
+            Error::from(ErrorKind::Part {
+                name: "node",
+                value: node,
+                max: u32::MAX.into(),
+            })
+        })
+    };
+    match (tag, to) {
+        (LUID, GUID) => done(node32().map(|n| id::<guid::Luid>(w).to_g(n))),
+        (GUID, V3_GUID) => done(Ok(v3::Guid::from_v2(id(w)))),
+        (LUID, V3_LUID) => done(Ok(v3::Luid::from_v2(id(w)))),
+        (V3_LUID, V3_GUID) => done(node32().map(|n| id::<v3::Luid>(w).to_g(n))),
+        (V3_LUID, XUID) => done(id::<v3::Luid>(w).to_x(node)),
+        (V3_GUID, XUID) => done(Ok(v3::Xuid::from(id::<v3::Guid>(w)))),
+        (XUID, V3_GUID) => done(v3::Guid::try_from(id::<v3::Xuid>(w))),
+        _ => fail(Error::from(ErrorKind::Part {
+            name: "cast",
+            value: u64::from(tag) << 8 | u64::from(to),
+            max: 0,
+        })),
+    }
+}
+
+/// `v3::Guid::from_v2_str` (`base62` false) or `from_v2_base62` of the
+/// first `len` bytes of [`IO`].
+#[wasm_bindgen]
+pub fn v3_from_v2_text(len: usize, base62: bool) -> i32 {
+    let s = io_in(len);
+    if base62 {
+        done(v3::Guid::from_v2_base62(&s))
+    } else {
+        done(v3::Guid::from_v2_str(&s))
+    }
+}
+
+/// The v2 local id's signed form (`to_i64`, v3's too).
+#[wasm_bindgen]
+pub fn local_to_i64(tag: u32, w0: u32, w1: u32) -> i64 {
+    let w = [w0, w1, 0, 0];
+    match tag {
+        V3_LUID => id::<v3::Luid>(w).to_i64(),
+        _ => id::<guid::Luid>(w).to_i64(),
+    }
+}
+
+/// The local id of a signed form (`from_i64`) to [`OUT`].
+#[wasm_bindgen]
+pub fn local_from_i64(tag: u32, v: i64) -> i32 {
+    match tag {
+        V3_LUID => done(Ok(v3::Luid::from_i64(v))),
+        _ => done(guid::Luid::from_i64(v)),
+    }
+}
+
+/// The smallest v2 local id at a time (`Luid::from_time`).
+#[wasm_bindgen]
+pub fn luid_from_time(time_ns: u64, drift: u32) -> i32 {
+    let at = UNIX_EPOCH + Duration::from_nanos(time_ns);
+    match u8::try_from(drift)
+        .map_err(|_| drift_range(drift))
+        .and_then(guid::Drift::new)
+    {
+        Ok(d) => done(Ok(guid::Luid::from_time(at, d))),
+        Err(e) => fail(e),
+    }
+}
+
+/// A v2 drift: its code for a skew in ns (`Drift::from_nanos`).
+#[wasm_bindgen]
+pub fn drift_of(v3: bool, skew_ns: i64) -> u32 {
+    if v3 {
+        v3::Drift::from_nanos(skew_ns).code().into()
+    } else {
+        guid::Drift::from_nanos(skew_ns).code().into()
+    }
+}
+
+/// A drift's window in ns (0 for a code the generation lacks).
+#[wasm_bindgen]
+pub fn drift_window_ns(v3: bool, code: u32) -> u64 {
+    let code = code.min(255) as u8;
+    let w = if v3 {
+        v3::Drift::new(code).map(v3::Drift::window)
+    } else {
+        guid::Drift::new(code).map(guid::Drift::window)
+    };
+    w.map_or(0, |w| w.as_nanos() as u64)
+}
+
+/// A v3 drift's bits (0 for a code past 7).
+#[wasm_bindgen]
+pub fn v3_drift_bits(code: u32) -> u32 {
+    v3::Drift::new(code.min(255) as u8).map_or(0, v3::Drift::bits)
+}
+
+/// Writes a drift's `Display` to [`IO`]; its length.
+#[wasm_bindgen]
+pub fn drift_string(v3: bool, code: u32) -> i32 {
+    let code = code.min(255) as u8;
+    let s = if v3 {
+        v3::Drift::new(code).map(|d| d.to_string())
+    } else {
+        guid::Drift::new(code).map(|d| d.to_string())
+    };
+    match s {
+        Ok(s) => io_out(s.as_bytes()),
+        Err(e) => fail(e),
+    }
+}
+
+/// The node of a name, as `CONFIG_GUID_NODE_ID` names it (v2: 32 bits,
+/// v3: 58).
+#[wasm_bindgen]
+pub fn node_from_name(v3: bool, name: &str) -> u64 {
+    if v3 {
+        v3::node::from_name(name)
+    } else {
+        guid::node::from_name(name).into()
+    }
+}
+
+/// Sno's parts: `units`, tick-tock (0 or 1), in `which` order 0 and 1.
+#[wasm_bindgen]
+pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
+    let s = sno([w0, w1, w2, 0]);
+    match which {
+        0 => s.units(),
+        1 => s.tick().into(),
+        _ => s.is_zero().into(),
+    }
+}
+
+/// The sno id of parts (`Sno::compose`) to [`OUT`].
+#[wasm_bindgen]
+pub fn sno_compose(unix_ns: u64, tick: bool, meta: u32, partition: u32, sequence: u32) -> i32 {
+    let meta = u8::try_from(meta).map_err(|_| range("meta", meta.into(), 255));
+    let partition =
+        u16::try_from(partition).map_err(|_| range("partition", partition.into(), 65535));
+    let sequence = u16::try_from(sequence).map_err(|_| range("sequence", sequence.into(), 65535));
+    match (meta, partition, sequence) {
+        (Ok(m), Ok(p), Ok(s)) => done(Sno::compose(unix_ns, tick, m, p, s)),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => fail(e),
+    }
+}
+
+/// A part out of its range.
+fn range(name: &'static str, value: u64, max: u64) -> Error {
+    Error::from(ErrorKind::Range {
+        name,
+        value,
+        min: 0,
+        max,
+    })
+}
+
+/// A v2 clock ([`guid::Clock`]) reading the time the calls pass.
+#[wasm_bindgen]
+pub struct ClockV2(guid::Clock);
+
+#[wasm_bindgen]
+impl ClockV2 {
+    /// A clock of `node` (a random one if none), drift code `drift`,
+    /// counting down if `inverse`; `restore` continues after a snapshot.
+    /// `undefined` on error ([`take_error`]).
+    pub fn make(
+        node: Option<u32>,
+        drift: u32,
+        inverse: bool,
+        restore: Option<u64>,
+        t_ms: f64,
+    ) -> Option<ClockV2> {
+        set_time(t_ms);
+        let d = match u8::try_from(drift)
+            .map_err(|_| drift_range(drift))
+            .and_then(guid::Drift::new)
+        {
+            Ok(d) => d,
+            Err(e) => {
+                fail(e);
+                return None;
+            }
+        };
+        let mut b = guid::Clock::builder().time(js_time).drift(d);
+        if let Some(n) = node {
+            b = b.node(n);
+        }
+        if inverse {
+            b = b.inverse();
+        }
+        if let Some(s) = restore {
+            match guid::Snapshot::try_from(s) {
+                Ok(s) => b = b.restore(s),
+                Err(e) => {
+                    fail(e);
+                    return None;
+                }
+            }
+        }
+        Some(ClockV2(b.build()))
+    }
+
+    /// A new global id to [`OUT`].
+    pub fn g(&self, t_ms: f64) {
+        set_time(t_ms);
+        put(self.0.g().as_ref());
+    }
+
+    /// A new local id to [`OUT`].
+    pub fn l(&self, t_ms: f64) {
+        set_time(t_ms);
+        put(self.0.l().as_ref());
+    }
+
+    /// `n` global ids (`local`: local ids) into the batch buffer; its
+    /// address.
+    pub fn fill(&self, n: usize, local: bool, t_ms: f64) -> *const u8 {
+        set_time(t_ms);
+        if local {
+            batch(n, |ids: &mut [guid::Luid]| self.0.fill_l(ids))
+        } else {
+            batch(n, |ids: &mut [guid::Guid]| self.0.fill(ids))
+        }
+    }
+
+    /// The node.
+    pub fn node(&self) -> u32 {
+        self.0.node()
+    }
+
+    /// The drift code.
+    pub fn drift(&self) -> u32 {
+        self.0.drift().code().into()
+    }
+
+    /// The state after the last id ([`guid::Snapshot`]).
+    pub fn snapshot(&self) -> u64 {
+        self.0.snapshot().into()
+    }
+
+    /// The global id of one of this clock's local ids (`from_l64`) to
+    /// [`OUT`].
+    pub fn from_local(&self, w0: u32, w1: u32) {
+        put(self.0.from_l64(id([w0, w1, 0, 0])).as_ref());
+    }
+}
+
+/// A v3 clock ([`v3::Clock`]) reading the time the calls pass.
+#[wasm_bindgen]
+pub struct ClockV3(v3::Clock);
+
+#[wasm_bindgen]
+impl ClockV3 {
+    /// A clock of `node` (58 bits; a random one if none), drift code
+    /// `drift`, counting down if `inverse`; `restore` continues after a
+    /// snapshot. `undefined` on error ([`take_error`]).
+    pub fn make(
+        node: Option<u64>,
+        drift: u32,
+        inverse: bool,
+        restore: Option<u64>,
+        t_ms: f64,
+    ) -> Option<ClockV3> {
+        set_time(t_ms);
+        let built = (|| {
+            let d = u8::try_from(drift)
+                .map_err(|_| drift_range(drift))
+                .and_then(v3::Drift::new)?;
+            let mut b = v3::Clock::builder().time(js_time).drift(d);
+            if let Some(n) = node {
+                b = b.node(n)?;
+            }
+            if inverse {
+                b = b.inverse();
+            }
+            if let Some(s) = restore {
+                b = b.restore(guid::Snapshot::try_from(s)?);
+            }
+            Ok::<_, Error>(b.build())
+        })();
+        match built {
+            Ok(c) => Some(ClockV3(c)),
+            Err(e) => {
+                fail(e);
+                None
+            }
+        }
+    }
+
+    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to [`OUT`].
+    pub fn next(&self, tag: u32, t_ms: f64) {
+        set_time(t_ms);
+        match tag {
+            V3_LUID => put(self.0.l().as_ref()),
+            XUID => put(self.0.x().as_ref()),
+            _ => put(self.0.g().as_ref()),
+        }
+    }
+
+    /// `n` ids of `tag` into the batch buffer; its address.
+    pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
+        set_time(t_ms);
+        match tag {
+            V3_LUID => batch(n, |ids: &mut [v3::Luid]| self.0.fill_l(ids)),
+            XUID => batch(n, |ids: &mut [v3::Xuid]| self.0.fill_x(ids)),
+            _ => batch(n, |ids: &mut [v3::Guid]| self.0.fill(ids)),
+        }
+    }
+
+    /// The node.
+    pub fn node(&self) -> u64 {
+        self.0.node()
+    }
+
+    /// The drift code.
+    pub fn drift(&self) -> u32 {
+        self.0.drift().code().into()
+    }
+
+    /// The state after the last id ([`guid::Snapshot`]).
+    pub fn snapshot(&self) -> u64 {
+        self.0.snapshot().into()
+    }
+
+    /// The id of `to` ([`V3_GUID`] or [`XUID`]) of one of this clock's
+    /// local ids to [`OUT`].
+    pub fn from_local(&self, to: u32, w0: u32, w1: u32) {
+        let l: v3::Luid = id([w0, w1, 0, 0]);
+        match to {
+            XUID => put(self.0.x_from_l64(l).as_ref()),
+            _ => put(self.0.from_l64(l).as_ref()),
+        }
+    }
+
+    /// The first id of `tag` at Unix ns `time_ns` (`from_time`) to [`OUT`].
+    pub fn from_time(&self, tag: u32, time_ns: u64) {
+        let at = UNIX_EPOCH + Duration::from_nanos(time_ns);
+        match tag {
+            V3_LUID => put(v3::Luid::from_time(&self.0, at).as_ref()),
+            XUID => put(v3::Xuid::from_time(&self.0, at).as_ref()),
+            _ => put(v3::Guid::from_time(&self.0, at).as_ref()),
+        }
+    }
+}
+
+/// A sno generator ([`Generator`]) reading the time the calls pass.
+#[wasm_bindgen]
+pub struct SnoGenerator(Generator);
+
+#[wasm_bindgen]
+impl SnoGenerator {
+    /// A generator of `partition` (a drawn one if none) and sequence
+    /// bounds, or restored from a snapshot's fields (`snapshot`: partition,
+    /// sequence_min, sequence_max, sequence, now, wall_hi, wall_safe,
+    /// drifts). `undefined` on error ([`take_error`]).
+    pub fn make(
+        partition: Option<u32>,
+        sequence_min: Option<u32>,
+        sequence_max: Option<u32>,
+        snapshot: Option<Vec<f64>>,
+        t_ms: f64,
+    ) -> Option<SnoGenerator> {
+        set_time(t_ms);
+        let mut b = Generator::builder().time(js_time);
+        if let Some(p) = partition {
+            b = b.partition(p as u16);
+        }
+        if let Some(s) = sequence_min {
+            b = b.sequence_min(s as u16);
+        }
+        if let Some(s) = sequence_max {
+            b = b.sequence_max(s as u16);
+        }
+        if let Some(f) = snapshot.filter(|f| f.len() == 8) {
+            b = b.restore(guid::sno::Snapshot {
+                partition: f[0] as u16,
+                sequence_min: f[1] as u16,
+                sequence_max: f[2] as u16,
+                sequence: f[3] as u32,
+                now: f[4] as i64,
+                wall_hi: f[5] as i64,
+                wall_safe: f[6] as i64,
+                drifts: f[7] as u32,
+            });
+        }
+        match b.build() {
+            Ok(g) => Some(SnoGenerator(g)),
+            Err(e) => {
+                fail(e);
+                None
+            }
+        }
+    }
+
+    /// A new id with metabyte `meta` to [`OUT`].
+    pub fn next(&self, meta: u32, t_ms: f64) {
+        set_time(t_ms);
+        put(self.0.next(meta as u8).as_ref());
+    }
+
+    /// An id of the time `unix_ns` (sno's `NewWithTime`) to [`OUT`].
+    pub fn next_with_time(&self, meta: u32, unix_ns: u64) -> i32 {
+        let at = UNIX_EPOCH + Duration::from_nanos(unix_ns);
+        done(self.0.next_with_time(meta as u8, at))
+    }
+
+    /// The snapshot's fields, in [`SnoGenerator::make`]'s order.
+    pub fn snapshot(&self) -> Vec<f64> {
+        let s = self.0.snapshot();
+        vec![
+            s.partition.into(),
+            s.sequence_min.into(),
+            s.sequence_max.into(),
+            s.sequence.into(),
+            s.now as f64,
+            s.wall_hi as f64,
+            s.wall_safe as f64,
+            s.drifts.into(),
+        ]
+    }
+
+    /// The partition.
+    pub fn partition(&self) -> u32 {
+        self.0.partition().into()
+    }
+}
+
+/// A flake layout ([`flake::Layout`]).
+#[wasm_bindgen]
+#[derive(Clone, Copy)]
+pub struct FlakeLayout(flake::Layout);
+
+#[wasm_bindgen]
+impl FlakeLayout {
+    /// A layout of `time + node + seq = 63` bits; a unit of `unit_ns`
+    /// (0: keep ms) since Unix ms `epoch_ms` (`None`: Twitter's epoch).
+    /// `undefined` on error ([`take_error`]).
+    pub fn make(
+        time: u32,
+        node: u32,
+        seq: u32,
+        unit_ns: u64,
+        epoch_ms: Option<u64>,
+    ) -> Option<FlakeLayout> {
+        let made = (|| {
+            let mut l = flake::Layout::new(time, node, seq)?;
+            if unit_ns != 0 {
+                l = l.with_unit(Duration::from_nanos(unit_ns))?;
+            }
+            if let Some(ms) = epoch_ms {
+                l = l.with_epoch_ms(ms);
+            }
+            Ok::<_, Error>(l)
+        })();
+        match made {
+            Ok(l) => Some(FlakeLayout(l)),
+            Err(e) => {
+                fail(e);
+                None
+            }
+        }
+    }
+
+    /// noeqd's and Twitter's layout.
+    pub fn noeqd() -> FlakeLayout {
+        FlakeLayout(flake::Layout::NOEQD)
+    }
+
+    /// Bits of time, node and sequence.
+    pub fn bits(&self) -> Vec<u32> {
+        vec![self.0.time_bits(), self.0.node_bits(), self.0.seq_bits()]
+    }
+
+    /// The unit in ns.
+    pub fn unit_ns(&self) -> u64 {
+        self.0.unit().as_nanos() as u64
+    }
+
+    /// The epoch in Unix ms.
+    pub fn epoch_ms(&self) -> f64 {
+        ms_of(self.0.epoch())
+    }
+
+    /// The id of parts; `undefined` on error ([`take_error`]).
+    pub fn compose(&self, time: u64, node: u64, seq: u64) -> Option<u64> {
+        self.0.compose(time, node, seq).map_err(fail).ok()
+    }
+
+    /// The parts of an id: time units, node, sequence; `undefined` on
+    /// error ([`take_error`]).
+    pub fn decompose(&self, id: u64) -> Option<Vec<u64>> {
+        let p = self.0.decompose(id).map_err(fail).ok()?;
+        Some(vec![p.time, p.node, p.seq])
+    }
+
+    /// The time of an id in Unix ms; `undefined` on error.
+    pub fn time_ms(&self, id: u64) -> Option<f64> {
+        self.0.time_of(id).map(ms_of).map_err(fail).ok()
+    }
+}
+
+/// A flake clock ([`flake::Clock`]) reading the time the calls pass. It
+/// never waits (JavaScript cannot block): its ids borrow units ahead
+/// without bound when a unit's sequence runs out, as the 96-bit clocks do.
+#[wasm_bindgen]
+pub struct FlakeClock(flake::Clock);
+
+#[wasm_bindgen]
+impl FlakeClock {
+    /// A clock of `layout` and `node`; `undefined` on error.
+    pub fn make(layout: &FlakeLayout, node: u64, t_ms: f64) -> Option<FlakeClock> {
+        set_time(t_ms);
+        flake::Clock::builder(layout.0)
+            .node(node)
+            .time(js_time)
+            .max_lead(Duration::MAX)
+            .build()
+            .map(FlakeClock)
+            .map_err(fail)
+            .ok()
+    }
+
+    /// A new id; `undefined` on error.
+    pub fn next(&self, t_ms: f64) -> Option<u64> {
+        set_time(t_ms);
+        self.0.next().map_err(fail).ok()
+    }
+
+    /// `n` ids into the batch buffer; its address (`u64`s), null on error.
+    pub fn fill(&self, n: usize, t_ms: f64) -> *const u64 {
+        set_time(t_ms);
+        BATCH_U64.with(|b| {
+            let mut b = b.borrow_mut();
+            b.clear();
+            b.resize(n, 0);
+            match self.0.fill(&mut b) {
+                Ok(()) => b.as_ptr(),
+                Err(e) => {
+                    fail(e);
+                    std::ptr::null()
+                }
+            }
+        })
+    }
+
+    /// The node.
+    pub fn node(&self) -> u64 {
+        self.0.node()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out() -> [u32; 4] {
+        [0, 1, 2, 3].map(|i| OUT[i].load(Relaxed))
+    }
+
+    fn text(len: i32) -> String {
+        String::from_utf8(io_in(len as usize)).unwrap()
+    }
+
+    #[test]
+    fn ids_cross_as_words() {
+        set_time_ns(1_700_000_000_000_000_000);
+        assert_eq!(
+            compose(GUID, 0x53051caf, 1_700_000_000_000_000_000, 7, 3),
+            0
+        );
+        let w = out();
+        let g = guid::Guid::compose(
+            0x53051caf,
+            1_700_000_000_000_000_000,
+            7,
+            guid::Drift::DEFAULT,
+        )
+        .unwrap();
+        assert_eq!(to_u128(GUID, w[0], w[1], w[2], w[3]), g.to_u128());
+        let s = g.to_string();
+        assert_eq!(text(to_string(GUID, w[0], w[1], w[2], w[3])), s);
+        for (i, b) in s.bytes().enumerate() {
+            IO[i].store(b, Relaxed);
+        }
+        assert_eq!(parse(GUID, s.len()), 0);
+        assert_eq!(out(), w);
+        assert_eq!(node(GUID, w[0], w[1], w[2], w[3]), 0x53051caf);
+        assert_eq!(seq(GUID, w[0], w[1], w[2], w[3]), 7);
+    }
+
+    #[test]
+    fn clocks_read_the_time_passed() {
+        now_g(1_700_000_000_000.0);
+        let a = out();
+        now_g(1_700_000_000_000.0);
+        let b = out();
+        assert_eq!(
+            compare(GUID, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]),
+            -1
+        );
+        let t = time_ns(GUID, b[0], b[1], b[2], b[3]);
+        assert_eq!(t, 1_700_000_000_000_000_000 >> 17 << 17);
+    }
+
+    #[test]
+    fn a_bad_string_keeps_its_error() {
+        assert_eq!(parse(GUID, 3), -1);
+        let e = LAST_ERROR.with(|l| l.borrow_mut().take()).unwrap();
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::Length {
+                expected: 16,
+                found: 3
+            }
+        ));
+        assert_eq!(describe(e.kind()).0, "Length");
+    }
+}
