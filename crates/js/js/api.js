@@ -118,7 +118,11 @@ function ioString(len) {
   const b = o8();
   if (len <= 40) {
     let s = '';
-    for (let i = IO; i < IO + len; i++) s += CHARS[b[i]] ?? '\ufffd';
+    for (let i = IO; i < IO + len; i++) {
+      const c = b[i];
+      if (c > 0x7f) return decoder.decode(b.subarray(IO, IO + len));
+      s += CHARS[c];
+    }
     return s;
   }
   return decoder.decode(b.subarray(IO, IO + len));

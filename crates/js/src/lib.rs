@@ -503,31 +503,30 @@ pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
     ms_of(t)
 }
 
-/// v2's `EpochI`: the inverse time read as signed ns, as Unix ms.
-#[wasm_bindgen]
-pub fn epoch_i_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
-    let w = [w0, w1, w2, w3];
-    let t = with_id!(tag, T => id::<T>(w).epoch_i(), sno => sno(w).time());
-    ms_of(t)
-}
-
-/// The epoch time in signed Unix ns (`epoch`'s, exact).
+/// The epoch time in signed Unix ns: `epoch`'s (exact), or with
+/// `inverse` v2's `EpochI`, the inverse time `u64::MAX - time` read as
+/// signed ns. The crate's `epoch_i` gives that as a `SystemTime`, which on
+/// `wasm32-unknown-unknown` cannot hold a time before 1970 (it panics):
+/// its value is computed here in ns, as `epoch_i` computes it.
 #[wasm_bindgen]
 pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> i64 {
     let w = [w0, w1, w2, w3];
-    let t = with_id!(tag, T => if inverse { id::<T>(w).epoch_i() } else { id::<T>(w).epoch() },
-        sno => sno(w).time());
+    if inverse {
+        let t = with_id!(tag, T => id::<T>(w).time(), sno => sno(w).unix_ns());
+        return (u64::MAX - t) as i64;
+    }
+    let t = with_id!(tag, T => id::<T>(w).epoch(), sno => sno(w).time());
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i64,
         Err(e) => -(e.duration().as_nanos() as i64),
     }
 }
 
-/// Signed Unix ms of a time.
+/// Whole Unix ms of a time (a `Date`'s), rounded down.
 fn ms_of(t: SystemTime) -> f64 {
     match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs_f64() * 1e3,
-        Err(e) => -e.duration().as_secs_f64() * 1e3,
+        Ok(d) => d.as_millis() as f64,
+        Err(e) => -(e.duration().as_nanos().div_ceil(1_000_000) as f64),
     }
 }
 
