@@ -406,9 +406,9 @@ id_class!(
         /// A new id from the process-wide clock: strictly increasing,
         /// never repeated, across threads and forks.
         #[staticmethod]
-        fn now() -> PyResult<Self> {
+        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v2()?;
-            Ok(Guid(guid::CLOCK.g()))
+            crate::alloc::object(py, Guid(guid::CLOCK.g()))
         }
 
         /// `n` consecutive new ids from the process-wide clock, one read
@@ -460,9 +460,9 @@ id_class!(
     Luid(guid::Luid), name: "Luid", module: "kguid", drift: Drift, local: Luid, {
         /// A new id from the process-wide clock.
         #[staticmethod]
-        fn now() -> PyResult<Self> {
+        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v2()?;
-            Ok(Luid(guid::CLOCK.l()))
+            crate::alloc::object(py, Luid(guid::CLOCK.l()))
         }
 
         /// `n` consecutive new ids from the process-wide clock.
@@ -527,9 +527,9 @@ id_class!(
     V3Guid(guid::v3::Guid), name: "Guid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
-        fn now() -> PyResult<Self> {
+        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            Ok(V3Guid(guid::v3::CLOCK.g()))
+            crate::alloc::object(py, V3Guid(guid::v3::CLOCK.g()))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
@@ -612,9 +612,9 @@ id_class!(
     V3Luid(guid::v3::Luid), name: "Luid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
-        fn now() -> PyResult<Self> {
+        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            Ok(V3Luid(guid::v3::CLOCK.l()))
+            crate::alloc::object(py, V3Luid(guid::v3::CLOCK.l()))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
@@ -683,9 +683,9 @@ id_class!(
     Xuid(guid::v3::Xuid), name: "Xuid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
-        fn now() -> PyResult<Self> {
+        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            Ok(Xuid(guid::v3::CLOCK.x()))
+            crate::alloc::object(py, Xuid(guid::v3::CLOCK.x()))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
@@ -765,3 +765,11 @@ impl Xuid {
         Self::of_uuid(value)
     }
 }
+
+crate::alloc::fast!(
+    Guid(<guid::Guid as Id>::MIN),
+    Luid(<guid::Luid as Id>::MIN),
+    V3Guid(<guid::v3::Guid as Id>::MIN),
+    V3Luid(<guid::v3::Luid as Id>::MIN),
+    Xuid(<guid::v3::Xuid as Id>::MIN),
+);

@@ -36,6 +36,7 @@ fn _kguid(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<clock::MockTime>()?;
     m.add_function(wrap_pyfunction!(clock::node, m)?)?;
     m.add_function(wrap_pyfunction!(clock::node_from_name, m)?)?;
+    m.add_function(wrap_pyfunction!(clock::_fill_ns, m)?)?;
 
     let v3 = PyModule::new(py, "v3")?;
     v3.add_class::<ids::V3Guid>()?;

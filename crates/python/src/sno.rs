@@ -88,16 +88,16 @@ impl Sno {
     /// A new id from the process-wide generator, with the metabyte `meta`.
     #[staticmethod]
     #[pyo3(signature = (meta = 0))]
-    fn now(meta: u8) -> PyResult<Self> {
+    fn now(py: Python<'_>, meta: u8) -> PyResult<Bound<'_, PyAny>> {
         let g = global()?;
-        match g.try_next(meta) {
-            Ok(id) => Ok(Sno(id)),
-            Err(e) if e.kind() == ErrorKind::Forked => renew(g as *const Gen as *mut Gen)?
+        let id = match g.try_next(meta) {
+            Ok(id) => Sno(id),
+            Err(e) if e.kind() == ErrorKind::Forked => Sno(renew(g as *const Gen as *mut Gen)?
                 .try_next(meta)
-                .map(Sno)
-                .map_err(err),
-            Err(e) => Err(err(e)),
-        }
+                .map_err(err)?),
+            Err(e) => return Err(err(e)),
+        };
+        crate::alloc::object(py, id)
     }
 
     /// Parses the 16-character string, strictly.
@@ -482,3 +482,5 @@ impl Generator {
         format!("kguid.sno.Generator(partition={})", self.0.partition())
     }
 }
+
+crate::alloc::fast!(Sno(Id::MIN));
