@@ -261,7 +261,7 @@ fn bytes_of(w: [u32; 4]) -> [u8; 16] {
     b
 }
 
-/// Writes an id's bytes to [`OUT`] as words.
+/// Writes an id's bytes to the out words ([`out_ptr`]) as words.
 #[inline]
 fn put(bytes: &[u8]) {
     let mut b = [0u8; 16];
@@ -289,7 +289,7 @@ fn sno(w: [u32; 4]) -> Sno {
     Sno::from_bytes(s)
 }
 
-/// The first `len` bytes of [`IO`].
+/// The first `len` bytes of the io buffer ([`io_ptr`]).
 fn io_in(len: usize) -> Vec<u8> {
     IO[..len.min(IO_CAP)]
         .iter()
@@ -297,7 +297,7 @@ fn io_in(len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Writes `bytes` to [`IO`]; their length.
+/// Writes `bytes` to the io buffer ([`io_ptr`]); their length.
 fn io_out(bytes: &[u8]) -> i32 {
     for (slot, b) in IO.iter().zip(bytes) {
         slot.store(*b, Relaxed);
@@ -305,7 +305,7 @@ fn io_out(bytes: &[u8]) -> i32 {
     bytes.len().min(IO_CAP) as i32
 }
 
-/// Writes an id to [`OUT`], or keeps its error: 0 or -1.
+/// Writes an id to the out words ([`out_ptr`]), or keeps its error: 0 or -1.
 fn done<I: AsRef<[u8]>>(r: guid::Result<I>) -> i32 {
     match r {
         Ok(id) => {
@@ -317,7 +317,7 @@ fn done<I: AsRef<[u8]>>(r: guid::Result<I>) -> i32 {
 }
 
 /// A new id of the default clock of its generation (sno's: metabyte
-/// `meta`), written to [`OUT`]; `t_ms` is the time (Unix ms).
+/// `meta`), written to the out words ([`out_ptr`]); `t_ms` is the time (Unix ms).
 #[wasm_bindgen]
 pub fn now(tag: u32, t_ms: f64, meta: u32) {
     set_time(t_ms);
@@ -331,7 +331,7 @@ pub fn now(tag: u32, t_ms: f64, meta: u32) {
     }
 }
 
-/// A new v2 [`guid::Guid`] of the default clock, written to [`OUT`]: the
+/// A new v2 [`guid::Guid`] of the default clock, written to the out words ([`out_ptr`]): the
 /// hot path of `Guid.now()`.
 #[wasm_bindgen]
 pub fn now_g(t_ms: f64) {
@@ -376,21 +376,21 @@ fn batch<I: AsRef<[u8]> + Copy + Default>(n: usize, make: impl FnOnce(&mut [I]))
 }
 
 /// Reads the text form (`Display`) of `tag` from the first `len` bytes
-/// of [`IO`]: 0 and the id in [`OUT`], or -1.
+/// of the io buffer ([`io_ptr`]): 0 and the id in the out words ([`out_ptr`]), or -1.
 #[wasm_bindgen]
 pub fn parse(tag: u32, len: usize) -> i32 {
     let s = io_in(len);
     with_id!(tag, T => done(T::parse_bytes(&s)), sno => done(Sno::parse_bytes(&s)))
 }
 
-/// Reads a base62 string from [`IO`] (v3's: zero-padded).
+/// Reads a base62 string from the io buffer ([`io_ptr`]) (v3's: zero-padded).
 #[wasm_bindgen]
 pub fn from_base62(tag: u32, len: usize) -> i32 {
     let s = io_in(len);
     with_id!(tag, T => done(T::from_base62(&s)), sno => done(Sno::parse_bytes(&s)))
 }
 
-/// Reads the big-endian bytes from [`IO`].
+/// Reads the big-endian bytes from the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn from_bytes(tag: u32, len: usize) -> i32 {
     let s = io_in(len);
@@ -428,7 +428,7 @@ pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u128 {
     with_id!(tag, T => id::<T>(w).to_u128(), sno => sno(w).to_u128())
 }
 
-/// Writes the text form to [`IO`]; its length.
+/// Writes the text form to the io buffer ([`io_ptr`]); its length.
 #[wasm_bindgen]
 pub fn to_string(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
@@ -437,7 +437,7 @@ pub fn to_string(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
         sno => io_out(sno(w).encode(buf.first_chunk_mut().expect("36 > 16")).as_bytes()))
 }
 
-/// Writes the base62 string to [`IO`]; its length (-1 for sno, which has
+/// Writes the base62 string to the io buffer ([`io_ptr`]); its length (-1 for sno, which has
 /// none).
 #[wasm_bindgen]
 pub fn to_base62(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
@@ -446,7 +446,7 @@ pub fn to_base62(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     with_id!(tag, T => io_out(id::<T>(w).encode_base62(&mut buf).as_bytes()), sno => -1)
 }
 
-/// Writes the bytes in lowercase hex to [`IO`]; its length.
+/// Writes the bytes in lowercase hex to the io buffer ([`io_ptr`]); its length.
 #[wasm_bindgen]
 pub fn to_hex(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
@@ -537,14 +537,14 @@ pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
     with_id!(tag, T => Into::<u8>::into(id::<T>(w).drift()).into(), sno => sno(w).meta().into())
 }
 
-/// The local id (`to_l64`) to [`OUT`].
+/// The local id (`to_l64`) to the out words ([`out_ptr`]).
 #[wasm_bindgen]
 pub fn to_local(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) {
     let w = [w0, w1, w2, w3];
     with_id!(tag, T => put(id::<T>(w).to_l64().as_ref()), sno => ())
 }
 
-/// The id of parts (`from_parts`) to [`OUT`]; the drift is a code.
+/// The id of parts (`from_parts`) to the out words ([`out_ptr`]); the drift is a code.
 #[wasm_bindgen]
 pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u32, drift: u32) -> i32 {
     let Ok(seq) = u16::try_from(seq) else {
@@ -593,14 +593,14 @@ fn compose_zero(tag: u32, drift: u32) -> i32 {
     }
 }
 
-/// [`Id::MIN`] (`max` false) or [`Id::MAX`] to [`OUT`].
+/// [`Id::MIN`] (`max` false) or [`Id::MAX`] to the out words ([`out_ptr`]).
 #[wasm_bindgen]
 pub fn bound(tag: u32, max: bool) {
     with_id!(tag, T => put(if max { T::MAX } else { T::MIN }.as_ref()),
         sno => put(if max { Sno::MAX } else { Sno::MIN }.as_ref()))
 }
 
-/// Writes [`Id::split`]'s cells to [`IO`]; their count, or -1.
+/// Writes [`Id::split`]'s cells to the io buffer ([`io_ptr`]); their count, or -1.
 #[wasm_bindgen]
 pub fn split(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, n: u32) -> i32 {
     let w = [w0, w1, w2, w3];
@@ -610,14 +610,14 @@ pub fn split(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, n: u32) -> i32 {
     }, sno => -1)
 }
 
-/// [`Id::fold`] of the first `len` cells in [`IO`].
+/// [`Id::fold`] of the first `len` cells in the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn fold(tag: u32, n: u32, len: usize) -> i32 {
     let cells = io_in(len);
     with_id!(tag, T => done(T::fold(n, &cells)), sno => -1)
 }
 
-/// Go's `Diff` of `a` and `b` to [`OUT`].
+/// Go's `Diff` of `a` and `b` to the out words ([`out_ptr`]).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn diff(tag: u32, a0: u32, a1: u32, a2: u32, a3: u32, b0: u32, b1: u32, b2: u32, b3: u32) {
@@ -655,7 +655,7 @@ pub fn cmp_ring(
     o as i32
 }
 
-/// The casts between the types, to [`OUT`]: `to` is the target tag, `node`
+/// The casts between the types, to the out words ([`out_ptr`]): `to` is the target tag, `node`
 /// the node a local id is stamped with.
 ///
 /// | from | to | what |
@@ -697,7 +697,7 @@ pub fn cast(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, to: u32, node: u64) ->
 }
 
 /// `v3::Guid::from_v2_str` (`base62` false) or `from_v2_base62` of the
-/// first `len` bytes of [`IO`].
+/// first `len` bytes of the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn v3_from_v2_text(len: usize, base62: bool) -> i32 {
     let s = io_in(len);
@@ -718,7 +718,7 @@ pub fn local_to_i64(tag: u32, w0: u32, w1: u32) -> i64 {
     }
 }
 
-/// The local id of a signed form (`from_i64`) to [`OUT`].
+/// The local id of a signed form (`from_i64`) to the out words ([`out_ptr`]).
 #[wasm_bindgen]
 pub fn local_from_i64(tag: u32, v: i64) -> i32 {
     match tag {
@@ -768,7 +768,7 @@ pub fn v3_drift_bits(code: u32) -> u32 {
     v3::Drift::new(code.min(255) as u8).map_or(0, v3::Drift::bits)
 }
 
-/// Writes a drift's `Display` to [`IO`]; its length.
+/// Writes a drift's `Display` to the io buffer ([`io_ptr`]); its length.
 #[wasm_bindgen]
 pub fn drift_string(v3: bool, code: u32) -> i32 {
     let code = code.min(255) as u8;
@@ -805,7 +805,7 @@ pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
     }
 }
 
-/// The sno id of parts (`Sno::compose`) to [`OUT`].
+/// The sno id of parts (`Sno::compose`) to the out words ([`out_ptr`]).
 #[wasm_bindgen]
 pub fn sno_compose(unix_ns: u64, tick: bool, meta: u32, partition: u32, sequence: u32) -> i32 {
     let meta = u8::try_from(meta).map_err(|_| range("meta", meta.into(), 255));
@@ -874,13 +874,13 @@ impl ClockV2 {
         Some(ClockV2(b.build()))
     }
 
-    /// A new global id to [`OUT`].
+    /// A new global id to the out words ([`out_ptr`]).
     pub fn g(&self, t_ms: f64) {
         set_time(t_ms);
         put(self.0.g().as_ref());
     }
 
-    /// A new local id to [`OUT`].
+    /// A new local id to the out words ([`out_ptr`]).
     pub fn l(&self, t_ms: f64) {
         set_time(t_ms);
         put(self.0.l().as_ref());
@@ -913,7 +913,7 @@ impl ClockV2 {
     }
 
     /// The global id of one of this clock's local ids (`from_l64`) to
-    /// [`OUT`].
+    /// the out words ([`out_ptr`]).
     pub fn from_local(&self, w0: u32, w1: u32) {
         put(self.0.from_l64(id([w0, w1, 0, 0])).as_ref());
     }
@@ -961,7 +961,7 @@ impl ClockV3 {
         }
     }
 
-    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to [`OUT`].
+    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to the out words ([`out_ptr`]).
     pub fn next(&self, tag: u32, t_ms: f64) {
         set_time(t_ms);
         match tag {
@@ -997,7 +997,7 @@ impl ClockV3 {
     }
 
     /// The id of `to` ([`V3_GUID`] or [`XUID`]) of one of this clock's
-    /// local ids to [`OUT`].
+    /// local ids to the out words ([`out_ptr`]).
     pub fn from_local(&self, to: u32, w0: u32, w1: u32) {
         let l: v3::Luid = id([w0, w1, 0, 0]);
         match to {
@@ -1006,7 +1006,7 @@ impl ClockV3 {
         }
     }
 
-    /// The first id of `tag` at Unix ns `time_ns` (`from_time`) to [`OUT`].
+    /// The first id of `tag` at Unix ns `time_ns` (`from_time`) to the out words ([`out_ptr`]).
     pub fn from_time(&self, tag: u32, time_ns: u64) {
         let at = UNIX_EPOCH + Duration::from_nanos(time_ns);
         match tag {
@@ -1066,13 +1066,13 @@ impl SnoGenerator {
         }
     }
 
-    /// A new id with metabyte `meta` to [`OUT`].
+    /// A new id with metabyte `meta` to the out words ([`out_ptr`]).
     pub fn next(&self, meta: u32, t_ms: f64) {
         set_time(t_ms);
         put(self.0.next(meta as u8).as_ref());
     }
 
-    /// An id of the time `unix_ns` (sno's `NewWithTime`) to [`OUT`].
+    /// An id of the time `unix_ns` (sno's `NewWithTime`) to the out words ([`out_ptr`]).
     pub fn next_with_time(&self, meta: u32, unix_ns: u64) -> i32 {
         let at = UNIX_EPOCH + Duration::from_nanos(unix_ns);
         done(self.0.next_with_time(meta as u8, at))
