@@ -91,6 +91,12 @@ impl Watch {
         }
     }
 
+    /// Whether a lead of `lead` units is recorded already (one no longer).
+    #[inline]
+    pub(crate) fn led(&self, lead: u64) -> bool {
+        lead <= self.max_lead.load(Relaxed)
+    }
+
     /// Records ids issued up to `last_unit`, ahead of the source's `now`:
     /// units borrowed past both the previous id's and the source's, and
     /// the largest lead.

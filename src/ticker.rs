@@ -1,13 +1,19 @@
 //! A time source that costs one atomic load: a thread reads another source
 //! on a schedule finer than the id tick and publishes what it read.
 //!
-//! The published word is `ns | LIVE`, with `ASKED` set by the first read
-//! after each publication, or 0 while no thread publishes (not started
+//! The published word is `ns | LIVE` (`| CALLER` when a caller published
+//! it), with `ASKED` set by the first read after each publication, or 0 while no thread publishes (not started
 //! yet, parked, or gone with a fork). A read that finds no live word, or a
 //! word published by another process's thread (a fork copies the word but
 //! not the thread), reads the source itself and wakes the thread: so a read
 //! is never older than the source's own reading by more than the thread's
 //! lateness, never frozen, and idle processes pay nothing.
+//!
+//! Callers that take ids by the thousand refresh the word themselves (a
+//! clock on the ticker reads the source once every 4,096 states it
+//! issues): while they do, at least once a period, the thread backs off
+//! to one wake-up a millisecond, so it does not take a core from callers
+//! that have every core busy.
 
 use std::fmt;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
@@ -24,9 +30,16 @@ const LIVE: u64 = 1;
 /// A read has used the word since it was published.
 const ASKED: u64 = 2;
 const FLAGS: u64 = LIVE | ASKED;
+/// A caller, not the thread, published the word.
+const CALLER: u64 = 4;
+/// The bits of the word that are not the time.
+const MARKS: u64 = FLAGS | CALLER;
 
 /// Half the 131 µs tick of the 96-bit ids: every tick is seen.
 const PERIOD: Duration = Duration::from_micros(64);
+
+/// The longest sleep of the thread while callers refresh the word.
+const BACKED_OFF: Duration = Duration::from_millis(1);
 
 /// Without a read for this long, the thread parks until the next read.
 const IDLE: Duration = Duration::from_millis(10);
@@ -40,20 +53,28 @@ const IDLE: Duration = Duration::from_millis(10);
 /// few nanoseconds instead of a `clock_gettime` call, and every guarantee
 /// of the clock holds, since the clock trusts nothing about its source.
 /// The time an id carries is the ticker's last reading: at most one
-/// period old while the thread runs on time, older on a machine so busy
+/// period old while the thread runs on time (up to 1 ms in the first
+/// millisecond after callers stop taking ids by the thousand, see
+/// below), older on a machine so busy
 /// that the thread waits for a core (as with [`CoarseClock`](crate::CoarseClock)).
 /// It follows the wall clock's steps and jumps at the next reading.
 ///
 /// The thread starts at the first read and parks after 10 ms without one:
 /// an idle process pays nothing, and the first read after a pause reads
 /// the source itself (fresh) and wakes the thread. While ids are asked for
-/// (even one a millisecond) it wakes every period: measured with `cargo
-/// run --release --example ticker_cost` on a 2-vCPU KVM guest, 8–9% of
-/// one core, about 14,000 wake-ups a second, and a reading 34 µs behind
-/// the wall clock at the median, 64 µs at p99 (4 ms at worst, a wake-up
-/// the scheduler delayed). That is why it is opt-in: a library should not
-/// spend a core's tenth behind its user's back, and most programs make
-/// far fewer ids than it saves time on. In a forked
+/// at a modest rate (even one a millisecond) it wakes every period:
+/// measured with `cargo run --release --example ticker_cost` on a 2-vCPU
+/// AMD EPYC KVM guest, 17–20% of one core, about 11,000 wake-ups a second.
+/// A clock on a ticker that makes ids by the thousand reads the source
+/// itself once every 1,024 ids (a few hundredths of a nanosecond an id),
+/// and while such callers publish a reading once a period or more, the
+/// thread doubles its sleep up to 1 ms: without pause, 1% of a core and
+/// about 1,000 wake-ups a second, with a reading 14 µs behind the wall
+/// clock at the median and 30 µs at p99. So the thread does not take a
+/// core from callers that keep every core busy, and when they stop, the
+/// reading is at most 1 ms old until it wakes. That is why it is opt-in:
+/// a library should not spend a core's fifth behind its user's back, and
+/// most programs make far fewer ids than it saves time on. In a forked
 /// child, whose copy of the thread does not exist, the first read finds
 /// the published time stale, reads the source and starts a thread for the
 /// child; if no thread can be started, every read goes to the source.
@@ -85,6 +106,8 @@ struct Inner {
     waking: AtomicU32,
     /// The thread, once started (a `Box<Thread>`).
     thread: AtomicPtr<Thread>,
+    /// Readings published by callers since the thread last looked.
+    refreshed: AtomicU32,
     source: Source,
     period: Duration,
 }
@@ -114,6 +137,7 @@ impl Ticker {
             forks: AtomicU32::new(0),
             waking: AtomicU32::new(0),
             thread: AtomicPtr::new(std::ptr::null_mut()),
+            refreshed: AtomicU32::new(0),
             source,
             period: period.max(Duration::from_micros(1)),
         }))
@@ -135,6 +159,29 @@ impl Ticker {
     /// How often the thread reads the source.
     pub fn period(&self) -> Duration {
         self.0.period
+    }
+
+    /// Reads the source and publishes the reading, if the thread of this
+    /// process publishes now: a caller's share of the thread's work.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn refresh(&self) {
+        let inner = &self.0;
+        let Some(word) = inner.published() else {
+            return;
+        };
+        let now = inner.source.now() & !MARKS | MARKS;
+        // Never back over a newer reading; the thread's own publication
+        // (or its parking, which clears the word) wins a race.
+        if now > word
+            && inner
+                .word
+                .0
+                .compare_exchange(word, now, Release, Relaxed)
+                .is_ok()
+        {
+            inner.refreshed.fetch_add(1, Relaxed);
+        }
     }
 }
 
@@ -166,14 +213,49 @@ impl Inner {
 
     #[inline(always)]
     fn read(self: &Arc<Self>) -> u64 {
-        match self.published() {
-            Some(word) => {
-                if word & ASKED == 0 {
-                    self.word.0.fetch_or(ASKED, Relaxed);
-                }
-                word & !FLAGS
+        let word = self.word.0.load(Acquire);
+        let ours = self.forks.load(Relaxed) == self.fork_word.load(Relaxed);
+        // One branch on the common path: live, asked for, this process's.
+        if word & FLAGS == FLAGS && ours {
+            return word & !MARKS;
+        }
+        self.first_read(word, ours)
+    }
+
+    /// A read that finds the word not yet asked for (marks it), or not
+    /// published by this process's thread (reads the source, wakes it).
+    #[cold]
+    #[inline(never)]
+    fn first_read(self: &Arc<Self>, word: u64, ours: bool) -> u64 {
+        if word & LIVE != 0 && ours {
+            if word & ASKED == 0 {
+                self.word.0.fetch_or(ASKED, Relaxed);
             }
-            None => self.cold_read(),
+            return word & !MARKS;
+        }
+        self.cold_read()
+    }
+
+    /// Publishes the thread's reading `now`, unless a caller published a
+    /// newer one after it was read (less than a period newer: a step back
+    /// of the source is published at the next reading at the latest);
+    /// returns the word it replaced.
+    fn publish(&self, now: u64) -> u64 {
+        let period = self.period.as_nanos() as u64;
+        let mut old = self.word.0.load(Relaxed);
+        loop {
+            let shown = old & !MARKS;
+            let newer =
+                old & (LIVE | CALLER) == LIVE | CALLER && shown > now && shown - now < period;
+            let next = if newer { shown } else { now } | LIVE;
+            match self
+                .word
+                .0
+                .compare_exchange_weak(old, next, Release, Relaxed)
+            {
+                Ok(_) => return old,
+                Err(word) => old = word,
+            }
         }
     }
 
@@ -250,19 +332,22 @@ impl Drop for Inner {
 }
 
 /// The thread: publishes a reading every period while reads come, parks
-/// after [`IDLE`] without one, ends when the ticker is dropped.
+/// after [`IDLE`] without one, ends when the ticker is dropped. While
+/// callers publish readings at least once a period, it sleeps twice as
+/// long each time, up to [`BACKED_OFF`].
 fn tick(ticker: &Weak<Inner>) {
     set_timer_slack();
-    let mut idle = Duration::ZERO;
+    let (mut idle, mut sleep) = (Duration::ZERO, Duration::ZERO);
     loop {
         let Some(t) = ticker.upgrade() else {
             return;
         };
-        let old = t.word.0.swap(t.source.now() & !FLAGS | LIVE, Release);
+        let old = t.publish(t.source.now() & !MARKS);
+        sleep = next_sleep(sleep, t.refreshed.swap(0, Relaxed), t.period);
         idle = if old & ASKED != 0 {
             Duration::ZERO
         } else {
-            idle + t.period
+            idle + sleep
         };
         if idle >= IDLE {
             // Unpublished first: a read from here on wakes the thread,
@@ -274,9 +359,19 @@ fn tick(ticker: &Weak<Inner>) {
             idle = Duration::ZERO;
             continue;
         }
-        let period = t.period;
         drop(t);
-        std::thread::sleep(period);
+        std::thread::sleep(sleep);
+    }
+}
+
+/// The thread's next sleep after `sleep`, in which callers published
+/// `refreshed` readings: twice as long (up to [`BACKED_OFF`]) if they did
+/// at least once a `period`, else one period.
+fn next_sleep(sleep: Duration, refreshed: u32, period: Duration) -> Duration {
+    if u128::from(refreshed) * period.as_nanos() >= sleep.as_nanos() {
+        (sleep * 2).clamp(period, BACKED_OFF.max(period))
+    } else {
+        period
     }
 }
 
@@ -293,7 +388,7 @@ fn set_timer_slack() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MockTime;
+    use crate::{Id, MockTime};
     use std::time::Instant;
 
     fn until(what: &str, mut f: impl FnMut() -> bool) {
@@ -323,6 +418,68 @@ mod tests {
         time.set(12_000);
         assert_eq!(ticker.now_ns(), 12_000, "a read while parked is fresh");
         until("ticking again", || ticker.is_ticking());
+    }
+
+    /// The thread keeps a caller's newer reading once rather than move the
+    /// word back, then publishes its own: a step back of the source shows
+    /// at the next reading.
+    #[test]
+    fn a_callers_newer_reading_is_kept_once() {
+        let ticker = Ticker::every(MockTime::new(0), Duration::from_micros(64));
+        let word = &ticker.0.word.0;
+        word.store(2_000 | MARKS, Relaxed);
+        ticker.0.publish(1_000);
+        assert_eq!(word.load(Relaxed), 2_000 | LIVE);
+        ticker.0.publish(1_000);
+        assert_eq!(word.load(Relaxed), 1_000 | LIVE);
+        // A reading a period older is a step back: published at once.
+        word.store(100_000 | MARKS, Relaxed);
+        ticker.0.publish(1_000);
+        assert_eq!(word.load(Relaxed), 1_000 | LIVE);
+    }
+
+    /// Callers that take thousands of ids publish the source's time
+    /// themselves: a word published as by a thread (none runs) follows
+    /// the source once a clock on the ticker has made 8,192 ids.
+    #[test]
+    fn callers_taking_many_ids_publish_the_time() {
+        const T0: u64 = 1_717_200_000_000_000_000 >> 17 << 17;
+        let later = T0 + (10 << 17);
+        let ticker = Ticker::every(MockTime::new(later), Duration::from_secs(3_600));
+        ticker.0.forks.store(fork::generation(), Relaxed);
+        ticker.0.word.0.store(T0 | FLAGS, Relaxed);
+        let clock = crate::Clock::builder().time(ticker.clone()).build();
+        let first = clock.g();
+        assert_eq!(first.time(), T0, "the ids are on the published time");
+        for _ in 0..8_192 {
+            clock.g();
+        }
+        assert_eq!(ticker.0.word.0.load(Relaxed), later | MARKS);
+        assert!(clock.g().time() >= later);
+        assert!(
+            ticker.0.thread.load(Relaxed).is_null(),
+            "no thread was started"
+        );
+    }
+
+    /// The thread sleeps twice as long while callers publish once a period
+    /// or more, up to a millisecond, and one period once they stop.
+    #[test]
+    fn the_thread_backs_off_while_callers_refresh() {
+        let period = Duration::from_micros(64);
+        let mut sleep = next_sleep(Duration::ZERO, 0, period);
+        assert_eq!(sleep, period);
+        let mut sleeps = Vec::new();
+        for _ in 0..6 {
+            // One refresh a period of the last sleep.
+            let refreshed = sleep.as_nanos().div_ceil(period.as_nanos()) as u32;
+            sleep = next_sleep(sleep, refreshed, period);
+            sleeps.push(sleep.as_micros());
+        }
+        assert_eq!(sleeps, [128, 256, 512, 1_000, 1_000, 1_000]);
+        // Fewer than one a period: back to the period.
+        assert_eq!(next_sleep(BACKED_OFF, 15, period), period);
+        assert_eq!(next_sleep(period, 0, period), period);
     }
 
     /// A dropped ticker's thread ends.

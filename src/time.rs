@@ -192,6 +192,11 @@ impl std::fmt::Debug for Source {
 impl Source {
     /// Any other source, through a shared trait object.
     pub(crate) fn custom(source: impl TimeSource + 'static) -> Source {
+        // A ticker is read inline, as the wall clock's is, and refreshed by
+        // callers that take many ids.
+        if let Some(ticker) = (&source as &dyn std::any::Any).downcast_ref::<crate::Ticker>() {
+            return Source::Ticked(ticker.clone());
+        }
         Source::Custom(Arc::new(source))
     }
 
@@ -203,6 +208,25 @@ impl Source {
     /// Unix nanoseconds.
     #[inline(always)]
     pub(crate) fn now(&self) -> u64 {
+        // The source of the fastest ids first: one compare, no jump table.
+        if let Source::Ticked(ticker) = self {
+            return ticker.now_ns();
+        }
+        self.read()
+    }
+
+    /// Reads a ticker's source and publishes the reading (no-op for the
+    /// others): for callers that take many ids.
+    #[inline(always)]
+    pub(crate) fn refresh(&self) {
+        if let Source::Ticked(ticker) = self {
+            ticker.refresh();
+        }
+    }
+
+    /// [`Source::now`] of the sources that read a clock per call.
+    #[inline]
+    fn read(&self) -> u64 {
         match self {
             Source::Wall => WallClock.now(),
             #[cfg(target_os = "linux")]

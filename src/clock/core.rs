@@ -40,6 +40,12 @@ use crate::time::Source;
 /// repeat.)
 const FAST_ROOM: u64 = 1 << 44;
 
+/// A clock on a [`Ticker`](crate::Ticker) reads its source itself each
+/// time its state crosses a multiple of this (1,024 states): callers that
+/// take ids that fast keep the reading fresh and spare the ticker's thread
+/// its wake-ups.
+const REFRESH: u64 = 1 << 10;
+
 /// The longest single nap of a clock that waits for its source.
 #[cfg(not(loom))]
 const MAX_NAP: Duration = Duration::from_millis(1);
@@ -270,22 +276,70 @@ impl<U: Units, X> Core<U, X> {
 
     /// Reserves `n >= 1` consecutive states and returns the first, as the
     /// clock issues it: the others follow it (precede it, inverse).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn reserve(&self, n: u64) -> core::result::Result<u64, UsedUp> {
+        // `seen` is read before the source, so a reading another thread
+        // published is never mistaken for a step back.
+        let seen = self.watch().seen();
+        let now = self.units.unit_of(self.source.now());
+        // The common case under load: the source shows the unit it showed
+        // before (nothing to observe), and the state is far from the end of
+        // the range, so the ids are the next `n` states whatever other
+        // threads take meanwhile. One `fetch_add`, with no load before it:
+        // the state's line changes hands once an id, where a load and a
+        // CAS take it twice and the CAS fails on every race.
+        if now == seen && n <= FAST_ROOM && self.far.load(Relaxed) {
+            let prev = self.state.fetch_add(n, Relaxed);
+            if self.in_step(prev, n, now) {
+                if (prev ^ prev.wrapping_add(n)) >= REFRESH {
+                    self.source.refresh();
+                }
+                return Ok(self.issued(prev.wrapping_add(1)));
+            }
+            return self.reserve_slow(n, seen, now, Some(prev));
+        }
+        self.reserve_slow(n, seen, now, None)
+    }
+
+    /// Whether the states after `prev`, taken with `fetch_add` while the
+    /// source is at unit `now` and the state far from the end, need nothing
+    /// more: they are at or past `now`, and either in it, or in the unit of
+    /// `prev` with a lead already recorded and within the bound.
+    #[inline(always)]
+    fn in_step(&self, prev: u64, n: u64, now: u64) -> bool {
+        let s = self.units.seq_bits();
+        let (first, last) = (prev.wrapping_add(1) >> s, prev.wrapping_add(n) >> s);
+        prev <= self.far_end()
+            && first >= now
+            && (last == now
+                || (last == prev >> s
+                    && self.watch().led(last - now)
+                    && self.units.max_lead().is_none_or(|lead| last - now <= lead)))
+    }
+
+    /// [`Core::reserve`] off its common path: the source moved (or the
+    /// states were not taken, or those taken need a record or a wait), with
+    /// `seen` and `now` as read, and `taken` the `fetch_add` already made.
+    #[cold]
+    #[inline(never)]
+    fn reserve_slow(
+        &self,
+        n: u64,
+        mut seen: u64,
+        mut now: u64,
+        mut taken: Option<u64>,
+    ) -> core::result::Result<u64, UsedUp> {
         let s = self.units.seq_bits();
         let mut waited = false;
         loop {
-            // `seen` is read before the source, so a reading another thread
-            // published is never mistaken for a step back.
-            let seen = self.watch().seen();
-            let now = self.units.unit_of(self.source.now());
-            self.watch().observe(seen, now);
-            // The common case under load: the state is at or past the
-            // source's unit, so the ids are the next `n` states whatever
-            // other threads take meanwhile. One `fetch_add`, with no load
-            // before it: the state's line changes hands once an id, where a
-            // load and a CAS take it twice and the CAS fails on every race.
-            let mut cur = match self.speculate(n, now) {
+            let speculated = match taken.take() {
+                Some(prev) => self.speculated(prev, n, now).map_err(Some),
+                None => {
+                    self.watch().observe(seen, now);
+                    self.speculate(n, now)
+                }
+            };
+            let mut cur = match speculated {
                 Ok(first) => return Ok(first),
                 Err(Some(cur)) => cur,
                 Err(None) => self.state.load(Relaxed),
@@ -319,6 +373,8 @@ impl<U: Units, X> Core<U, X> {
                     Err(seen) => cur = seen,
                 }
             }
+            seen = self.watch().seen();
+            now = self.units.unit_of(self.source.now());
         }
     }
 
@@ -338,19 +394,25 @@ impl<U: Units, X> Core<U, X> {
         if n > FAST_ROOM || !self.far.load(Relaxed) {
             return Err(None);
         }
-        let s = self.units.seq_bits();
         let prev = self.state.fetch_add(n, Relaxed);
+        self.speculated(prev, n, now).map_err(Some)
+    }
+
+    /// What [`Core::speculate`] makes of the states after `prev` it took:
+    /// the first as issued, or `Err(state)`.
+    fn speculated(&self, prev: u64, n: u64, now: u64) -> core::result::Result<u64, u64> {
+        let s = self.units.seq_bits();
         let (first, last) = (prev.wrapping_add(1), prev.wrapping_add(n));
         if prev > self.far_end() {
             // Near the end (or a fresh inverse clock's `u64::MAX`): the
             // exact path from here on.
             self.far.store(false, Relaxed);
             if prev <= self.units.max_state() && last > self.units.max_state() {
-                return Err(Some(last)); // past the end: the plan refuses
+                return Err(last); // past the end: the plan refuses
             }
         }
         if prev > self.units.max_state() || first >> s < now {
-            return Err(Some(last));
+            return Err(last);
         }
         if last >> s > now {
             self.ran_ahead(prev, now, last >> s);

@@ -351,7 +351,7 @@ impl<G: Generation> Clock<G> {
 
     /// The node and the first of `n >= 1` consecutive states, as the clock
     /// issues them.
-    #[inline]
+    #[inline(always)]
     fn take(&self, n: u64) -> (u64, u64) {
         let node = self.current_node();
         match self.core.reserve(n) {
