@@ -1,7 +1,6 @@
 //! The settings of sno's generator, checked as sno checks them.
 
-use std::sync::OnceLock;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::generator::{Generator, MIN_POOL_SPAN};
@@ -148,23 +147,30 @@ fn range(name: &'static str, value: u64, min: u64, max: u64) -> Error {
 }
 
 /// A partition for a generator built without one: a random start for the
-/// process, and one more for each.
+/// process, and one more for each. A forked child draws a start of its own
+/// (its copy of the count names its parent's fork generation), so parent
+/// and child never count up through the same partitions.
 fn draw_partition() -> Result<u16> {
-    static START: OnceLock<u16> = OnceLock::new();
-    static DRAWN: AtomicU32 = AtomicU32::new(0);
-    let start = *START.get_or_init(|| {
-        crate::node::random_bytes::<2>()
-            .map_or_else(|| crate::node::fallback() as u16, u16::from_be_bytes)
-    });
-    let n = DRAWN.fetch_add(1, Relaxed);
-    if n > u32::from(u16::MAX) {
-        DRAWN.store(u32::from(u16::MAX) + 1, Relaxed);
-        return Err(range(
-            "partitions drawn in this process",
-            n.into(),
-            0,
-            u16::MAX.into(),
-        ));
+    /// The fork generation (31 bits), the start and how many were drawn
+    /// (17 bits: up to 65,536), in one word.
+    static DRAWS: AtomicU64 = AtomicU64::new(0);
+    let generation = u64::from(crate::fork::generation()) & 0x7fff_ffff;
+    let mut cur = DRAWS.load(Relaxed);
+    loop {
+        let (start, n) = if cur >> 33 == generation {
+            ((cur >> 17) as u16, cur & 0x1_ffff)
+        } else {
+            let start = crate::node::random_bytes::<2>()
+                .map_or_else(|| crate::node::fallback() as u16, u16::from_be_bytes);
+            (start, 0)
+        };
+        if n > u64::from(u16::MAX) {
+            return Err(range("partitions drawn in this process", n, 0, u16::MAX.into()));
+        }
+        let next = generation << 33 | u64::from(start) << 17 | (n + 1);
+        match DRAWS.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+            Ok(_) => return Ok(start.wrapping_add(n as u16)),
+            Err(seen) => cur = seen,
+        }
     }
-    Ok(start.wrapping_add(n as u16))
 }
