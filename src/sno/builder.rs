@@ -165,7 +165,12 @@ fn draw_partition() -> Result<u16> {
             (start, 0)
         };
         if n > u64::from(u16::MAX) {
-            return Err(range("partitions drawn in this process", n, 0, u16::MAX.into()));
+            return Err(range(
+                "partitions drawn in this process",
+                n,
+                0,
+                u16::MAX.into(),
+            ));
         }
         let next = generation << 33 | u64::from(start) << 17 | (n + 1);
         match DRAWS.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
