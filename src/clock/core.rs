@@ -20,7 +20,6 @@
 //! the same forward time and issues the mirror of its states, `max_state -
 //! state`: the `max` of the forward clock is the inverse clock's `min`.
 
-use std::borrow::Borrow;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -57,10 +56,6 @@ pub(crate) trait Units {
     /// Whether a clock of these units can be inverse: `false` (the flake
     /// clock) leaves the mirror out of its machine at compile time.
     const CAN_INVERT: bool;
-    /// Where the machine keeps its [`Watch`]: in a box of its own where the
-    /// clock's read-mostly fields must fit one cache line, or inline, a
-    /// load nearer.
-    type WatchSlot: Borrow<Watch> + From<Watch>;
     /// Bits of the sequence, below the unit.
     fn seq_bits(&self) -> u32;
     /// The unit of Unix time `ns`, counted forward (past the range's last
@@ -108,7 +103,7 @@ pub(crate) struct Core<U: Units, X = ()> {
     source: Source,
     /// The latest source unit seen and the rare events, on a line of their
     /// own: read by every id, written once per unit or per event.
-    watch: U::WatchSlot,
+    watch: Watch,
     /// The node word the clock stamps, as the clock keeps it; rewritten
     /// only by [`Core::renode`].
     node: AtomicU64,
@@ -172,7 +167,7 @@ impl<U: Units, X> Core<U, X> {
             state: StateLine(AtomicU64::new(state)),
             far: AtomicBool::new(far),
             source,
-            watch: Watch::new(not_before.unwrap_or(0)).into(),
+            watch: Watch::new(not_before.unwrap_or(0)),
             node: AtomicU64::new(node),
             fork_word: fork::word(),
             forks: AtomicU32::new(fork::generation()),
@@ -185,7 +180,7 @@ impl<U: Units, X> Core<U, X> {
     /// The watch of rare events.
     #[inline]
     fn watch(&self) -> &Watch {
-        self.watch.borrow()
+        &self.watch
     }
 
     /// The units the machine runs on.

@@ -24,7 +24,7 @@ use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::health::{Health, Watch};
+use crate::health::Health;
 use crate::id::Id;
 use crate::id::sealed::Packing as _;
 use crate::id_clock::IdClock;
@@ -86,8 +86,6 @@ pub(crate) mod sealed {
 /// Every generation's units: compile-time constants.
 impl<G: Generation> Units for G {
     const CAN_INVERT: bool = true;
-    /// Boxed: the clock's read-mostly fields fit one cache line.
-    type WatchSlot = Box<Watch>;
 
     #[inline]
     fn seq_bits(&self) -> u32 {
@@ -146,8 +144,10 @@ impl<G: Generation> Units for G {
 /// `u64::MAX - now`, takes the `min` and counts down, so its ids strictly
 /// decrease.
 ///
-/// The clock is two 64-byte cache lines: its state word alone on one, and
-/// what every id reads on the other, which no id writes.
+/// The clock is three 64-byte cache lines: its state word alone on one,
+/// what every id reads on the next, which no id writes, and the unit last
+/// seen with the counters of rare events on the third, written once a
+/// tick or an event.
 ///
 /// This table is one state machine that every clock of the crate runs: the
 /// [flake clock](crate::flake::Clock) runs it on its layout's units with a
@@ -200,9 +200,9 @@ pub struct Clock<G: Generation> {
     core: Core<G, Own<G::Drift>>,
 }
 
-// Two cache lines: the state word, and what every id reads.
+// Three cache lines: the state word, what every id reads, the watch.
 #[cfg(not(loom))]
-const _: () = assert!(size_of::<Clock<V2>>() == 128 && size_of::<Clock<V3>>() == 128);
+const _: () = assert!(size_of::<Clock<V2>>() == 192 && size_of::<Clock<V3>>() == 192);
 
 /// What a 96-bit clock keeps beside its state machine.
 struct Own<D> {

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::layout::{Layout, check};
 use crate::clock::core::{Core, Units, UsedUp};
 use crate::error::{Error, ErrorKind, Result};
-use crate::health::{Health, Watch};
+use crate::health::Health;
 use crate::time::{Source, TimeSource, unix_nanos};
 
 /// How far a clock's ids may run ahead of the latest time its source has
@@ -64,7 +64,6 @@ struct Flake {
 
 impl Units for Flake {
     const CAN_INVERT: bool = false;
-    type WatchSlot = Watch;
 
     #[inline]
     fn seq_bits(&self) -> u32 {
