@@ -38,7 +38,7 @@ impl std::fmt::Display for Sno {
 static GLOBAL: AtomicPtr<Gen> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The process-wide generator, built on first use and again in a forked
-/// child (with the next partition of the process, as the crate draws them).
+/// child (with a partition drawn in the child, as the crate draws them).
 fn global() -> PyResult<&'static Gen> {
     let p = GLOBAL.load(Ordering::Acquire);
     if !p.is_null() {

@@ -2,7 +2,7 @@
 and the generator of them.
 
 ``Sno.now()`` takes an id from a process-wide generator (a new one, with
-the next partition, in a forked child).
+a partition drawn in the child, in a forked child).
 """
 
 from ._kguid import sno as _sno
