@@ -13,7 +13,8 @@
 //! The place of the value is measured, not assumed: once per type, an
 //! object made by PyO3 tells the offset of its value, and the fast path is
 //! taken only if the type is as expected (no GC, `tp_free` is
-//! `PyObject_Free`, nothing but the value after the header). Otherwise
+//! `PyObject_Free`, the value right after the header and nothing after
+//! it). Otherwise
 //! objects are made by PyO3.
 
 use std::ptr;
@@ -64,7 +65,9 @@ fn probe<W: Fast>(py: Python<'_>) -> Option<Layout> {
     let free = unsafe { ffi::PyType_GetSlot(ty.as_type_ptr(), ffi::Py_tp_free) };
     let plain = flags & ffi::Py_TPFLAGS_HAVE_GC == 0
         && ptr::eq(free, ffi::PyObject_Free as *mut std::ffi::c_void)
-        && offset >= size_of::<ffi::PyObject>()
+        // The value right after the header: no field of PyO3's before it
+        // that the short way would leave unwritten.
+        && offset == size_of::<ffi::PyObject>().next_multiple_of(align_of::<W>())
         && end <= size
         && size - end < align_of::<W>().max(8);
     plain.then(|| Layout {
