@@ -25,6 +25,14 @@ use ferroid::generator::thread_local::Ulid;
 use ferroid::time::MonotonicClock;
 use guid::Clock;
 
+#[path = "support/ticker_thread.rs"]
+mod ticker_thread;
+
+/// The ticker thread's CPU time so far.
+fn ticker_cpu() -> Duration {
+    Duration::from_nanos(ticker_thread::ticker_thread().map_or(0, |(ns, _)| ns))
+}
+
 define_snowflake_id!(
     /// ferroid's snowflake with a sequence this loop does not use up.
     Wide, u64,
@@ -43,33 +51,6 @@ fn thread_cpu() -> Duration {
     // SAFETY: a valid clock id and a pointer to a timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-/// The CPU time of this process's threads named `name`.
-fn named_thread_cpu(name: &str) -> Duration {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    let mut ticks = 0;
-    for task in std::fs::read_dir("/proc/self/task")
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if comm.trim() != name {
-            continue;
-        }
-        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        // utime and stime, the 14th and 15th fields: 12th and 13th after
-        // the command's closing parenthesis.
-        let after = stat.rsplit(')').next().unwrap_or("");
-        let fields: Vec<u64> = after
-            .split_whitespace()
-            .filter_map(|f| f.parse().ok())
-            .collect();
-        ticks += fields.get(10).unwrap_or(&0) + fields.get(11).unwrap_or(&0);
-    }
-    Duration::from_nanos(ticks * 1_000_000_000 / hz)
 }
 
 /// What the 2-thread runs of one generator added up to.
@@ -127,11 +108,11 @@ fn bench_two<T>(
     f: impl Fn() -> T + Sync,
 ) -> String {
     let mut stats = Parallel::default();
-    let (ticker, start) = (named_thread_cpu("guid-ticker"), Instant::now());
+    let (ticker, start) = (ticker_cpu(), Instant::now());
     group.bench_function(format!("{name}/2_threads"), |b| {
         b.iter_custom(|n| two(n, &f, &mut stats))
     });
-    let (ticker, elapsed) = (named_thread_cpu("guid-ticker") - ticker, start.elapsed());
+    let (ticker, elapsed) = (ticker_cpu().saturating_sub(ticker), start.elapsed());
     format!(
         "{name}/2_threads: cpu/wall {:.2}, runs with a caller off its core {} of {}, \
          ticker thread {:.1}% of a core ({} ms of {} ms)",

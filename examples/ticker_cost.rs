@@ -9,39 +9,9 @@ use std::time::{Duration, Instant};
 
 use guid::{Clock, Ticker, TimeSource, WallClock};
 
-/// The ticker thread's CPU time (ns) and context switches, from /proc.
-#[cfg(target_os = "linux")]
-fn ticker_thread() -> Option<(u64, u64)> {
-    let tasks = std::fs::read_dir("/proc/self/task").ok()?;
-    for task in tasks.flatten() {
-        let path = task.path();
-        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-        if comm.trim() != "guid-ticker" {
-            continue;
-        }
-        let stat = std::fs::read_to_string(path.join("stat")).ok()?;
-        // Fields after the command's closing parenthesis; utime and stime
-        // are the 14th and 15th of the line, in clock ticks.
-        let rest = &stat[stat.rfind(')')? + 2..];
-        let fields: Vec<&str> = rest.split(' ').collect();
-        let ticks: u64 = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-        let status = std::fs::read_to_string(path.join("status")).ok()?;
-        let switches: u64 = status
-            .lines()
-            .filter(|l| l.contains("ctxt_switches"))
-            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .sum();
-        return Some((ticks * 1_000_000_000 / hz, switches));
-    }
-    None
-}
-
-#[cfg(not(target_os = "linux"))]
-fn ticker_thread() -> Option<(u64, u64)> {
-    None
-}
+#[path = "../benches/support/ticker_thread.rs"]
+mod ticker_thread;
+use ticker_thread::ticker_thread;
 
 /// Runs `phase` for `secs` and prints the ticker thread's share of a core
 /// and its wake-ups a second.

@@ -2,15 +2,16 @@
 //! on a schedule finer than the id tick and publishes what it read.
 //!
 //! The published word is `ns | LIVE` (`| CALLER` when a caller published
-//! it), with `ASKED` set by the first read after each publication, or 0 while no thread publishes (not started
-//! yet, parked, or gone with a fork). A read that finds no live word, or a
-//! word published by another process's thread (a fork copies the word but
-//! not the thread), reads the source itself and wakes the thread: so a read
-//! is never older than the source's own reading by more than the thread's
-//! lateness, never frozen, and idle processes pay nothing.
+//! it), with `ASKED` set by the first read after each publication, or 0
+//! while no thread publishes (not started yet, parked, or gone with a
+//! fork). A read that finds no live word, or a word published by another
+//! process's thread (a fork copies the word but not the thread), reads the
+//! source itself and wakes the thread: so a read is never older than the
+//! source's own reading by more than the thread's lateness, never frozen,
+//! and idle processes pay nothing.
 //!
 //! Callers that take ids by the thousand refresh the word themselves (a
-//! clock on the ticker reads the source once every 4,096 states it
+//! clock on the ticker reads the source once every 1,024 states it
 //! issues): while they do, at least once a period, the thread backs off
 //! to one wake-up a millisecond, so it does not take a core from callers
 //! that have every core busy.
@@ -206,15 +207,23 @@ impl Inner {
     /// The published word, if this process's thread published it.
     #[inline(always)]
     fn published(&self) -> Option<u64> {
-        let word = self.word.0.load(Acquire);
-        let ours = self.forks.load(Relaxed) == self.fork_word.load(Relaxed);
+        let (word, ours) = self.load();
         (word & LIVE != 0 && ours).then_some(word)
+    }
+
+    /// The word, and whether this process's thread published it.
+    #[inline(always)]
+    fn load(&self) -> (u64, bool) {
+        let word = self.word.0.load(Acquire);
+        (
+            word,
+            self.forks.load(Relaxed) == self.fork_word.load(Relaxed),
+        )
     }
 
     #[inline(always)]
     fn read(self: &Arc<Self>) -> u64 {
-        let word = self.word.0.load(Acquire);
-        let ours = self.forks.load(Relaxed) == self.fork_word.load(Relaxed);
+        let (word, ours) = self.load();
         // One branch on the common path: live, asked for, this process's.
         if word & FLAGS == FLAGS && ours {
             return word & !MARKS;

@@ -115,6 +115,11 @@ fn fail(e: Error) -> i32 {
     -1
 }
 
+/// The value of `r`, or `None` with its error kept for [`take_error`].
+fn ok<T>(r: Result<T, Error>) -> Option<T> {
+    r.map_err(fail).ok()
+}
+
 /// The error of the last failed call, as `{message, kind, …}` with the
 /// fields of its [`ErrorKind`].
 #[wasm_bindgen]
@@ -845,33 +850,22 @@ impl ClockV2 {
         t_ms: f64,
     ) -> Option<ClockV2> {
         set_time(t_ms);
-        let d = match u8::try_from(drift)
-            .map_err(|_| drift_range(drift))
-            .and_then(guid::Drift::new)
-        {
-            Ok(d) => d,
-            Err(e) => {
-                fail(e);
-                return None;
+        ok((|| {
+            let d = u8::try_from(drift)
+                .map_err(|_| drift_range(drift))
+                .and_then(guid::Drift::new)?;
+            let mut b = guid::Clock::builder().time(js_time).drift(d);
+            if let Some(n) = node {
+                b = b.node(n);
             }
-        };
-        let mut b = guid::Clock::builder().time(js_time).drift(d);
-        if let Some(n) = node {
-            b = b.node(n);
-        }
-        if inverse {
-            b = b.inverse();
-        }
-        if let Some(s) = restore {
-            match guid::Snapshot::try_from(s) {
-                Ok(s) => b = b.restore(s),
-                Err(e) => {
-                    fail(e);
-                    return None;
-                }
+            if inverse {
+                b = b.inverse();
             }
-        }
-        Some(ClockV2(b.build()))
+            if let Some(s) = restore {
+                b = b.restore(guid::Snapshot::try_from(s)?);
+            }
+            Ok(ClockV2(b.build()))
+        })())
     }
 
     /// A new global id to the out words ([`out_ptr`]).
@@ -952,13 +946,7 @@ impl ClockV3 {
             }
             Ok::<_, Error>(b.build())
         })();
-        match built {
-            Ok(c) => Some(ClockV3(c)),
-            Err(e) => {
-                fail(e);
-                None
-            }
-        }
+        ok(built).map(ClockV3)
     }
 
     /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to the out words ([`out_ptr`]).
@@ -1057,13 +1045,7 @@ impl SnoGenerator {
                 drifts: f[7] as u32,
             });
         }
-        match b.build() {
-            Ok(g) => Some(SnoGenerator(g)),
-            Err(e) => {
-                fail(e);
-                None
-            }
-        }
+        ok(b.build()).map(SnoGenerator)
     }
 
     /// A new id with metabyte `meta` to the out words ([`out_ptr`]).
@@ -1126,13 +1108,7 @@ impl FlakeLayout {
             }
             Ok::<_, Error>(l)
         })();
-        match made {
-            Ok(l) => Some(FlakeLayout(l)),
-            Err(e) => {
-                fail(e);
-                None
-            }
-        }
+        ok(made).map(FlakeLayout)
     }
 
     /// noeqd's and Twitter's layout.

@@ -113,12 +113,18 @@ pub fn object<W: Fast>(py: Python<'_>, value: W) -> PyResult<Bound<'_, PyAny>> {
     Ok(unsafe { Bound::from_owned_ptr(py, obj) })
 }
 
-/// A list of new Python objects of `ids`, each wrapped by `wrap`.
-pub fn list_of<'py, T: Copy, W: Fast>(
+/// A list of `n` new Python objects of the ids `fill` makes (one of the
+/// crate's fills: consecutive ids from one read of the time), each
+/// wrapped by `wrap`.
+pub fn batch<'py, T: guid::Id + Copy, W: Fast>(
     py: Python<'py>,
-    ids: &[T],
+    n: usize,
+    fill: impl FnOnce(&mut [T]),
     wrap: fn(T) -> W,
 ) -> PyResult<Bound<'py, PyList>> {
+    let mut ids = vec![T::MIN; n];
+    fill(&mut ids);
+    let ids = &ids[..];
     let Some(layout) = layout::<W>(py) else {
         let objects = ids
             .iter()

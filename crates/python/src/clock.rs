@@ -180,17 +180,13 @@ impl V2Clock {
     /// `n` consecutive global ids from one read of the time (`fill`).
     fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let mut ids = vec![guid::Guid::MIN; n];
-        self.inner.fill(&mut ids);
-        crate::alloc::list_of(py, &ids, Guid)
+        crate::alloc::batch(py, n, |ids| self.inner.fill(ids), Guid)
     }
 
     /// `n` consecutive local ids from one read of the time (`fill_l`).
     fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let mut ids = vec![guid::Luid::MIN; n];
-        self.inner.fill_l(&mut ids);
-        crate::alloc::list_of(py, &ids, Luid)
+        crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), Luid)
     }
 
     /// The global id of a local id made by this clock.
@@ -303,25 +299,19 @@ impl V3Clock {
     /// `n` consecutive global ids from one read of the time.
     fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let mut ids = vec![guid::v3::Guid::MIN; n];
-        self.inner.fill(&mut ids);
-        crate::alloc::list_of(py, &ids, V3Guid)
+        crate::alloc::batch(py, n, |ids| self.inner.fill(ids), V3Guid)
     }
 
     /// `n` consecutive local ids from one read of the time.
     fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let mut ids = vec![guid::v3::Luid::MIN; n];
-        self.inner.fill_l(&mut ids);
-        crate::alloc::list_of(py, &ids, V3Luid)
+        crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), V3Luid)
     }
 
     /// `n` consecutive 128-bit ids from one read of the time.
     fn batch_x<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let mut ids = vec![guid::v3::Xuid::MIN; n];
-        self.inner.fill_x(&mut ids);
-        crate::alloc::list_of(py, &ids, Xuid)
+        crate::alloc::batch(py, n, |ids| self.inner.fill_x(ids), Xuid)
     }
 
     /// The global id of a local id made by this clock.

@@ -168,6 +168,14 @@ fn sign(o: Ordering) -> i8 {
     o as i8
 }
 
+/// The `TypeError` for a value that no form of the id `name` is read from.
+fn no_id<T>(value: &Bound<'_, PyAny>, name: &str) -> PyResult<T> {
+    Err(PyTypeError::new_err(format!(
+        "no {name} of {}",
+        value.get_type().name()?
+    )))
+}
+
 /// An id class: a frozen wrapper of one of the crate's id types, with
 /// everything the `Id` trait gives, and the type's own methods (`extra`).
 macro_rules! id_class {
@@ -416,9 +424,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
             crate::clock::check_global_v2()?;
-            let mut ids = vec![guid::Guid::MIN; n];
-            guid::CLOCK.fill(&mut ids);
-            crate::alloc::list_of(py, &ids, Guid)
+            crate::alloc::batch(py, n, |ids| guid::CLOCK.fill(ids), Guid)
         }
 
         /// The id of these parts: a 32-bit node, the time (Unix
@@ -447,10 +453,7 @@ id_class!(
 
 impl Guid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Err(PyTypeError::new_err(format!(
-            "no Guid of {}",
-            value.get_type().name()?
-        )))
+        no_id(value, "Guid")
     }
 }
 
@@ -469,9 +472,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
             crate::clock::check_global_v2()?;
-            let mut ids = vec![guid::Luid::MIN; n];
-            guid::CLOCK.fill_l(&mut ids);
-            crate::alloc::list_of(py, &ids, Luid)
+            crate::alloc::batch(py, n, |ids| guid::CLOCK.fill_l(ids), Luid)
         }
 
         /// The id of these parts: the time (Unix nanoseconds or a
@@ -515,10 +516,7 @@ id_class!(
 
 impl Luid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Err(PyTypeError::new_err(format!(
-            "no Luid of {}",
-            value.get_type().name()?
-        )))
+        no_id(value, "Luid")
     }
 }
 
@@ -536,9 +534,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
             crate::clock::check_global_v3()?;
-            let mut ids = vec![guid::v3::Guid::MIN; n];
-            guid::v3::CLOCK.fill(&mut ids);
-            crate::alloc::list_of(py, &ids, V3Guid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill(ids), V3Guid)
         }
 
         /// The id of these parts: a 32-bit node, the time, the sequence
@@ -600,10 +596,7 @@ id_class!(
 
 impl V3Guid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Err(PyTypeError::new_err(format!(
-            "no v3.Guid of {}",
-            value.get_type().name()?
-        )))
+        no_id(value, "v3.Guid")
     }
 }
 
@@ -621,9 +614,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
             crate::clock::check_global_v3()?;
-            let mut ids = vec![guid::v3::Luid::MIN; n];
-            guid::v3::CLOCK.fill_l(&mut ids);
-            crate::alloc::list_of(py, &ids, V3Luid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_l(ids), V3Luid)
         }
 
         /// The id of these parts: the time, the sequence and the drift.
@@ -670,10 +661,7 @@ id_class!(
 
 impl V3Luid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Err(PyTypeError::new_err(format!(
-            "no v3.Luid of {}",
-            value.get_type().name()?
-        )))
+        no_id(value, "v3.Luid")
     }
 }
 
@@ -692,9 +680,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
             crate::clock::check_global_v3()?;
-            let mut ids = vec![guid::v3::Xuid::MIN; n];
-            guid::v3::CLOCK.fill_x(&mut ids);
-            crate::alloc::list_of(py, &ids, Xuid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_x(ids), Xuid)
         }
 
         /// The id of these parts: a 58-bit node, the time, the sequence
@@ -752,10 +738,7 @@ impl Xuid {
     /// The id of a `uuid.UUID`, by its bytes.
     fn of_uuid(u: &Bound<'_, PyAny>) -> PyResult<Self> {
         if !u.is_instance(uuid_class(u.py())?)? {
-            return Err(PyTypeError::new_err(format!(
-                "no v3.Xuid of {}",
-                u.get_type().name()?
-            )));
+            return no_id(u, "v3.Xuid");
         }
         let bytes = u.getattr("bytes")?;
         Self::from_bytes(bytes.cast::<PyBytes>()?.as_bytes())
