@@ -3,16 +3,16 @@
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyString};
 
 /// A time argument: an aware `datetime`, or Unix nanoseconds as an `int`.
+/// Anything else fails saying what a time is: a negative `int` or a naive
+/// `datetime` with a `ValueError`, another type (a `float` of seconds,
+/// a string) with a `TypeError`.
 pub fn time_arg(t: &Bound<'_, PyAny>) -> PyResult<SystemTime> {
-    if let Ok(ns) = t.extract::<u64>() {
-        return Ok(UNIX_EPOCH + Duration::from_nanos(ns));
-    }
-    t.extract::<SystemTime>()
+    Ok(UNIX_EPOCH + Duration::from_nanos(time_ns_arg(t)?))
 }
 
 /// Unix nanoseconds of a time argument (see [`time_arg`]).
@@ -20,7 +20,28 @@ pub fn time_ns_arg(t: &Bound<'_, PyAny>) -> PyResult<u64> {
     if let Ok(ns) = t.extract::<u64>() {
         return Ok(ns);
     }
-    Ok(guid::unix_nanos(t.extract::<SystemTime>()?))
+    if let Ok(time) = t.extract::<SystemTime>() {
+        return Ok(guid::unix_nanos(time));
+    }
+    const WHAT: &str = "a time is an int of Unix nanoseconds or an aware datetime";
+    if t.is_instance_of::<PyInt>() {
+        return Err(PyValueError::new_err(format!(
+            "{WHAT}: {t} is out of range"
+        )));
+    }
+    if t.hasattr("tzinfo")? && t.getattr("tzinfo")?.is_none() {
+        return Err(PyValueError::new_err(format!(
+            "{WHAT}: {t} is naive (give it a tzinfo, e.g. datetime.timezone.utc)"
+        )));
+    }
+    let hint = match t.is_instance_of::<PyFloat>() {
+        true => " (seconds? pass int(seconds * 1e9) or a datetime)",
+        false => "",
+    };
+    Err(PyTypeError::new_err(format!(
+        "{WHAT}, not {}{hint}",
+        t.get_type().name()?
+    )))
 }
 
 /// A duration argument: a `timedelta` (negative reads as zero), or

@@ -157,3 +157,23 @@ def test_threads_make_distinct_ids():
     assert len(set(every)) == per * threads
     for ids in out:
         assert all(a < b for a, b in zip(ids, ids[1:]))
+
+
+def test_a_time_in_another_form_fails_saying_what_a_time_is():
+    """Times are int nanoseconds or aware datetimes: seconds as a float, a
+    string, a naive datetime or a negative int fail with a message that
+    says so, never a time made of them."""
+    aware = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    assert kguid.Guid.compose(1, aware, 0).time == aware
+    assert kguid.Guid.compose(1, 1_767_225_600_000_000_000, 0).time == aware
+    for bad, kind in [
+        (1.7e9, TypeError),
+        ("2026-01-01", TypeError),
+        (datetime.datetime(2026, 1, 1), ValueError),
+        (-5, ValueError),
+        (2**64, ValueError),
+    ]:
+        with pytest.raises(kind, match="a time is an int of Unix nanoseconds or an aware datetime"):
+            kguid.Guid.compose(1, bad, 0)
+    with pytest.raises(TypeError, match="seconds"):
+        kguid.v3.Xuid.compose(1, 1.7e9, 0)
