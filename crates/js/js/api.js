@@ -211,12 +211,12 @@ function defineId(tag, name, bytes, defaultDrift) {
      * time, as an array of ids.
      */
     static batch(n) {
-      return idsOf(Id, W.fill(tag, n, nowMs(), 0), n);
+      return idsOf(Id, W.fill(tag, count(n), nowMs(), 0), n);
     }
 
     /** `n` new ids as one Uint8Array of their bytes, `BYTES` each. */
     static batchBytes(n) {
-      return bytesOf(W.fill(tag, n, nowMs(), 0), n * bytes);
+      return bytesOf(W.fill(tag, count(n), nowMs(), 0), n * bytes);
     }
 
     /** Reads the text form (`toString()`), strictly. */
@@ -403,6 +403,17 @@ function extend(C, props, statics = {}) {
 }
 
 /** `n` ids of class `C` from the bytes at `ptr`. */
+/** The most ids one batch makes. */
+const MAX_BATCH = 1 << 24;
+
+/** The length of a batch, checked: a whole number from 0 to `MAX_BATCH`. */
+function count(n) {
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_BATCH) {
+    throw new RangeError(`kguid: a batch is 0 to ${MAX_BATCH} ids, not ${n}`);
+  }
+  return n;
+}
+
 function idsOf(C, ptr, n) {
   const stride = C.BYTES;
   const b = o8();
@@ -651,10 +662,10 @@ Sno.now = function now(meta = 0) {
   return Sno._out();
 };
 Sno.batch = function batch(n, meta = 0) {
-  return idsOf(Sno, W.fill(T.SNO, n, nowMs(), meta), n);
+  return idsOf(Sno, W.fill(T.SNO, count(n), nowMs(), meta), n);
 };
 Sno.batchBytes = function batchBytes(n, meta = 0) {
-  return bytesOf(W.fill(T.SNO, n, nowMs(), meta), n * 10);
+  return bytesOf(W.fill(T.SNO, count(n), nowMs(), meta), n * 10);
 };
 
 extend(
@@ -730,15 +741,15 @@ export class Clock {
   }
   /** `n` consecutive global ids from one read of the time. */
   fill(n) {
-    return fillOf(Guid, this.#raw.fill(n, false, timeOf(this.#time)), n);
+    return fillOf(Guid, this.#raw.fill(count(n), false, timeOf(this.#time)), n);
   }
   /** `n` consecutive local ids. */
   fillL(n) {
-    return fillOf(Luid, this.#raw.fill(n, true, timeOf(this.#time)), n);
+    return fillOf(Luid, this.#raw.fill(count(n), true, timeOf(this.#time)), n);
   }
   /** `n` global ids as one Uint8Array, 12 bytes each. */
   fillBytes(n) {
-    return bytesOf(this.#raw.fill(n, false, timeOf(this.#time)), n * 12);
+    return bytesOf(this.#raw.fill(count(n), false, timeOf(this.#time)), n * 12);
   }
   /** The global id of one of this clock's local ids. */
   fromLocal(l) {
@@ -793,13 +804,13 @@ export class V3Clock {
     return Xuid._out();
   }
   fill(n) {
-    return fillOf(V3Guid, this.#raw.fill(T.V3_GUID, n, timeOf(this.#time)), n);
+    return fillOf(V3Guid, this.#raw.fill(T.V3_GUID, count(n), timeOf(this.#time)), n);
   }
   fillL(n) {
-    return fillOf(V3Luid, this.#raw.fill(T.V3_LUID, n, timeOf(this.#time)), n);
+    return fillOf(V3Luid, this.#raw.fill(T.V3_LUID, count(n), timeOf(this.#time)), n);
   }
   fillX(n) {
-    return fillOf(Xuid, this.#raw.fill(T.XUID, n, timeOf(this.#time)), n);
+    return fillOf(Xuid, this.#raw.fill(T.XUID, count(n), timeOf(this.#time)), n);
   }
   fromLocal(l) {
     this.#raw.from_local(T.V3_GUID, l._a, l._b);
@@ -931,7 +942,7 @@ export class FlakeClock {
   }
   /** `n` ids as a BigUint64Array. */
   fill(n) {
-    const ptr = this.#raw.fill(n, timeOf(this.#time));
+    const ptr = this.#raw.fill(count(n), timeOf(this.#time));
     if (ptr === 0) throw thrown();
     return new BigUint64Array(o8().buffer.slice(ptr, ptr + 8 * n));
   }

@@ -173,3 +173,19 @@ test('bad input throws a KguidError with the kind and its fields', () => {
   assert.throws(() => Guid.parse(42), TypeError);
   console.log(`errors: ${cases.length} bad inputs threw their kinds`);
 });
+
+test('a batch of a negative, fractional or too large length throws a RangeError, and the module goes on', () => {
+  const clock = new Clock();
+  const flake = new FlakeClock(FlakeLayout.NOEQD, { node: 1 });
+  const makers = [
+    (n) => Guid.batch(n), (n) => Guid.batchBytes(n), (n) => v3.Xuid.batch(n), (n) => Sno.batch(n),
+    (n) => clock.fill(n), (n) => clock.fillBytes(n), (n) => new v3.Clock().fillX(n), (n) => flake.fill(n),
+  ];
+  for (const make of makers) {
+    for (const n of [-1, 1.5, 2 ** 40, NaN]) {
+      assert.throws(() => make(n), RangeError, `${make} of ${n}`);
+    }
+    assert.ok(make(2).length > 0, `${make} of 2`);
+  }
+  assert.equal(Guid.batch(3).length, 3);
+});
