@@ -113,6 +113,16 @@ pub fn object<W: Fast>(py: Python<'_>, value: W) -> PyResult<Bound<'_, PyAny>> {
     Ok(unsafe { Bound::from_owned_ptr(py, obj) })
 }
 
+/// `n` copies of `value`, or a `MemoryError` where the process has no
+/// room for them (a batch too large aborts nothing).
+pub fn room<T: Clone>(n: usize, value: T) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| PyMemoryError::new_err(format!("no room for {n} ids")))?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// A list of `n` new Python objects of the ids `fill` makes (one of the
 /// crate's fills: consecutive ids from one read of the time), each
 /// wrapped by `wrap`.
@@ -122,7 +132,7 @@ pub fn batch<'py, T: guid::Id + Copy, W: Fast>(
     fill: impl FnOnce(&mut [T]),
     wrap: fn(T) -> W,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut ids = vec![T::MIN; n];
+    let mut ids = room(n, T::MIN)?;
     fill(&mut ids);
     let ids = &ids[..];
     let Some(layout) = layout::<W>(py) else {

@@ -392,8 +392,8 @@ pub fn v3_node_from_name(name: &str) -> u64 {
 /// id of the best of `rounds` fills of `n` global ids from the
 /// process-wide clock, timed in Rust (no Python objects made).
 #[pyfunction]
-pub fn _fill_ns(n: usize, rounds: usize) -> f64 {
-    let mut ids = vec![guid::Guid::MIN; n.max(1)];
+pub fn _fill_ns(n: usize, rounds: usize) -> PyResult<f64> {
+    let mut ids = crate::alloc::room(n.max(1), guid::Guid::MIN)?;
     let mut best = f64::INFINITY;
     for _ in 0..rounds.max(1) {
         let start = std::time::Instant::now();
@@ -401,5 +401,5 @@ pub fn _fill_ns(n: usize, rounds: usize) -> f64 {
         std::hint::black_box(&ids);
         best = best.min(start.elapsed().as_nanos() as f64 / ids.len() as f64);
     }
-    best
+    Ok(best)
 }

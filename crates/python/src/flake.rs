@@ -276,7 +276,7 @@ impl Clock {
 
     /// `n` consecutive ids from one read of the time (`fill`).
     fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let mut ids = vec![0u64; n];
+        let mut ids = crate::alloc::room(n, 0u64)?;
         self.0.fill(&mut ids).map_err(err)?;
         PyList::new(py, ids)
     }

@@ -177,3 +177,15 @@ def test_a_time_in_another_form_fails_saying_what_a_time_is():
             kguid.Guid.compose(1, bad, 0)
     with pytest.raises(TypeError, match="seconds"):
         kguid.v3.Xuid.compose(1, 1.7e9, 0)
+
+
+def test_a_batch_too_large_is_a_memory_error_not_an_abort():
+    """A batch the process has no room for raises; the interpreter goes on."""
+    from kguid import flake, v3
+
+    for make in [Guid.batch, v3.Xuid.batch, kguid.Clock().batch, flake.Clock().batch]:
+        with pytest.raises(MemoryError):
+            make(10**15)
+    with pytest.raises(OverflowError):
+        Guid.batch(-1)
+    assert len(Guid.batch(3)) == 3
