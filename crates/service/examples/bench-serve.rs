@@ -52,7 +52,11 @@
 //! Lock-step rows give the share of round trips shorter than half the
 //! median: on loopback a server whose thread runs on the client's CPU
 //! answers in about half the time of one woken on another CPU, so that
-//! share tells which round trips did. Before the open-loop phase, a thread
+//! share tells which round trips did. They also give the server's and this
+//! client's context switches and CPU migrations a request (summed over
+//! the threads in `/proc/PID/task/*/sched`), and the share of replies,
+//! sampled one in 64, whose answering thread (the server's thread last put
+//! on a CPU) ran on the client's CPU. Before the open-loop phase, a thread
 //! spinning alone on each CPU measures the machine's own stalls (the
 //! vCPU descheduled, interrupts): the share of time a request arriving
 //! then would wait more than 100 µs even for a server that costs nothing.
@@ -352,7 +356,10 @@ struct Figures {
     extra: String,
 }
 
-/// Lock-step: one request of `n` ids, wait for the reply, again.
+/// Lock-step: one request of `n` ids, wait for the reply, again. Every
+/// [`SAMPLE`]th reply, outside the timed span, it notes whether the
+/// server's thread that ran last (the one that answered) ran on this
+/// thread's CPU.
 fn lock_step(
     pid: Option<u32>,
     addr: SocketAddr,
@@ -363,7 +370,9 @@ fn lock_step(
     let mut s = connect(addr)?;
     let mut buf = vec![0u8; usize::from(n) * width];
     let mut lat = Vec::with_capacity(1 << 20);
+    let (mut sampled, mut same_cpu, mut sampling) = (0u32, 0u32, Duration::ZERO);
     let cpu0 = cpu(pid);
+    let (server0, client0) = (pid.map(sched::process), sched::this_thread());
     let start = Instant::now();
     let end = start + Duration::from_secs_f64(secs);
     while Instant::now() < end {
@@ -371,25 +380,132 @@ fn lock_step(
         s.write_all(&[n])?;
         s.read_exact(&mut buf)?;
         lat.push(t.elapsed());
+        if lat.len() % SAMPLE == 0
+            && let Some(pid) = pid
+        {
+            let t = Instant::now();
+            if let (Some(server), Some(client)) = (sched::last_cpu(pid), sched::this_cpu()) {
+                sampled += 1;
+                same_cpu += u32::from(server == client);
+            }
+            sampling += t.elapsed();
+        }
     }
-    let elapsed = start.elapsed().as_secs_f64();
+    let elapsed = (start.elapsed() - sampling).as_secs_f64();
     let cpu = (cpu(pid) - cpu0).as_secs_f64();
+    let reqs = lat.len() as f64;
+    let per_request = |a: Option<sched::Counts>, b: Option<sched::Counts>| match (a, b) {
+        (Some(a), Some(b)) => format!(
+            "{:.2} / {:.3}",
+            (b.switches - a.switches) as f64 / reqs,
+            (b.migrations - a.migrations) as f64 / reqs
+        ),
+        _ => "n/a".into(),
+    };
+    let server = per_request(server0.flatten(), pid.and_then(sched::process));
+    let client = per_request(client0, sched::this_thread());
     lat.sort_unstable();
     let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
-    let reqs = lat.len() as f64;
     let half = pct(0.5) / 2;
     let fast = lat.partition_point(|&l| l < half) as f64 / reqs;
+    let on_client = if sampled == 0 {
+        "n/a".into()
+    } else {
+        format!("{:.0}%", f64::from(same_cpu) * 100.0 / f64::from(sampled))
+    };
     Ok(Figures {
         ids_per_s: reqs * f64::from(n) / elapsed,
         requests_per_s: reqs / elapsed,
         server_cpu: cpu / elapsed,
         extra: format!(
-            "p50 {:.1} µs, p99 {:.1} µs, {:.1}% under p50/2",
+            "p50 {:.1} µs, p99 {:.1} µs, {:.1}% under p50/2, {server}, {client}, {on_client}",
             pct(0.5).as_secs_f64() * 1e6,
             pct(0.99).as_secs_f64() * 1e6,
             fast * 100.0
         ),
     })
+}
+
+/// Every how many lock-step replies the CPU that answered is sampled.
+const SAMPLE: usize = 64;
+
+/// What the scheduler did with a process's threads, from
+/// `/proc/PID/task/TID/sched` (a kernel with `CONFIG_SCHED_DEBUG`; `None`
+/// without it) and `stat`.
+mod sched {
+    use std::fs::read_to_string;
+
+    /// Context switches and migrations between CPUs, summed.
+    #[derive(Clone, Copy, Default)]
+    pub struct Counts {
+        pub switches: u64,
+        pub migrations: u64,
+    }
+
+    fn field(sched: &str, name: &str) -> Option<u64> {
+        let line = sched.lines().find(|l| l.starts_with(name))?;
+        line.rsplit(':').next()?.trim().parse().ok()
+    }
+
+    fn counts(sched: &str) -> Option<Counts> {
+        Some(Counts {
+            switches: field(sched, "nr_switches")?,
+            migrations: field(sched, "se.nr_migrations")?,
+        })
+    }
+
+    fn tasks(pid: u32) -> impl Iterator<Item = std::path::PathBuf> {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|t| t.path())
+    }
+
+    /// All the threads of process `pid`.
+    pub fn process(pid: u32) -> Option<Counts> {
+        tasks(pid).try_fold(Counts::default(), |sum, t| {
+            let c = counts(&read_to_string(t.join("sched")).ok()?)?;
+            Some(Counts {
+                switches: sum.switches + c.switches,
+                migrations: sum.migrations + c.migrations,
+            })
+        })
+    }
+
+    /// The calling thread.
+    pub fn this_thread() -> Option<Counts> {
+        counts(&read_to_string("/proc/thread-self/sched").ok()?)
+    }
+
+    /// The CPU the calling thread runs on.
+    pub fn this_cpu() -> Option<u32> {
+        processor(&read_to_string("/proc/thread-self/stat").ok()?)
+    }
+
+    /// The CPU of the thread of process `pid` that was last put on a CPU
+    /// (the largest `se.exec_start`).
+    pub fn last_cpu(pid: u32) -> Option<u32> {
+        let start = |t: &std::path::Path| -> Option<f64> {
+            let s = read_to_string(t.join("sched")).ok()?;
+            let line = s.lines().find(|l| l.starts_with("se.exec_start"))?;
+            line.rsplit(':').next()?.trim().parse().ok()
+        };
+        let last = tasks(pid)
+            .filter_map(|t| Some((start(&t)?, t)))
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        processor(&read_to_string(last.1.join("stat")).ok()?)
+    }
+
+    /// Field 39 of a `stat` line, counted after the command's `)`.
+    fn processor(stat: &str) -> Option<u32> {
+        stat.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(36)?
+            .parse()
+            .ok()
+    }
 }
 
 /// Pipelined: on each of `conns` connections, `depth` requests of `n` ids
@@ -617,9 +733,9 @@ fn against_reference(
     let rounds = if targets.len() > 1 { rounds } else { 1 };
     println!();
     println!(
-        "| round | server | lock-step N=1, 64-bit | server CPU | p50 | p99 | round trips under p50/2 |"
+        "| round | server | lock-step N=1, 64-bit | server CPU | p50 | p99 | round trips under p50/2 | server's switches / migrations a request | client's | answered on the client's CPU |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for round in 0..rounds {
         for &t in &order {
             let (name, pid, addr) = &targets[t];

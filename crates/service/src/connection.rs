@@ -3,7 +3,8 @@
 //! idleness or shutdown. What the bytes ask for is the [`Session`]'s to
 //! say; this module does the sockets, the clocks and the timers.
 //!
-//! A connection keeps only a small input buffer; replies are made in one
+//! A connection holds an input buffer only while bytes wait in it (the
+//! [`Session`]'s), so an idle one holds none; replies are made in one
 //! scratch buffer per thread and written straight to the socket. Only what
 //! the socket does not take at once is copied into the connection's own
 //! buffer, and further input waits until that is sent: a client that
@@ -229,9 +230,12 @@ pub(crate) async fn serve(
     let mut last_active = Instant::now();
     let timer = tokio::time::sleep(idle.unwrap_or(Duration::MAX / 4));
     tokio::pin!(timer);
-    // The whole auth frame by then, however slowly it trickles in.
-    let auth_deadline = tokio::time::sleep_until(accepted + shared.auth_timeout);
-    tokio::pin!(auth_deadline);
+    // The whole auth frame by then, however slowly it trickles in; on the
+    // heap, so that connections without a token do not carry it.
+    let mut auth_deadline = conn
+        .waiting
+        .is_some()
+        .then(|| Box::pin(tokio::time::sleep_until(accepted + shared.auth_timeout)));
     let mut closing = None;
     let mut paced = None;
     // How long the request at hand has waited: with a lease, never past
@@ -319,7 +323,7 @@ pub(crate) async fn serve(
             biased;
             _ = stop.changed() => break End::Shutdown,
             r = stream.readable() => if r.is_err() { break End::Io },
-            () = &mut auth_deadline, if authenticating => break End::Auth(AuthFailure::Timeout),
+            () = until(&mut auth_deadline), if authenticating => break End::Auth(AuthFailure::Timeout),
             () = &mut timer, if idle.is_some() => {
                 if expired(last_active, idle, timer.as_mut()) {
                     break End::Idle;
@@ -371,6 +375,14 @@ fn drained(stream: &TcpStream) {
     let _ = stream.try_io(Interest::READABLE, || {
         Err::<(), _>(io::ErrorKind::WouldBlock.into())
     });
+}
+
+/// Waits for `deadline`, or forever without one.
+async fn until(deadline: &mut Option<std::pin::Pin<Box<tokio::time::Sleep>>>) {
+    match deadline {
+        Some(deadline) => deadline.await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Whether the connection has been idle for the whole timeout; if not, the

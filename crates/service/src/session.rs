@@ -25,7 +25,8 @@ use std::num::NonZeroU8;
 use crate::protocol::{self, Auth, Request};
 
 /// Input buffered per connection: the longest auth frame (257 bytes) and
-/// some requests.
+/// some requests. Held only while bytes wait in it, so that an idle
+/// connection holds none.
 pub const INPUT: usize = 320;
 
 /// What the input asks for next.
@@ -58,7 +59,8 @@ pub struct Session<'t> {
     token: Option<&'t [u8]>,
     authed: bool,
     closed: Option<Close>,
-    input: [u8; INPUT],
+    /// Allocated by [`Session::space`], freed once every byte is handled.
+    input: Option<Box<[u8; INPUT]>>,
     /// The first byte not handled yet.
     start: usize,
     /// The end of the bytes read.
@@ -72,7 +74,7 @@ impl<'t> Session<'t> {
             token,
             authed: token.is_none(),
             closed: None,
-            input: [0; INPUT],
+            input: None,
             start: 0,
             end: 0,
         }
@@ -81,12 +83,28 @@ impl<'t> Session<'t> {
     /// Where to read the next bytes; never empty when [`Session::next_step`]
     /// has just returned [`Next::Read`].
     pub fn space(&mut self) -> &mut [u8] {
+        let input = self.input.get_or_insert_with(|| Box::new([0; INPUT]));
         if self.start > 0 {
-            self.input.copy_within(self.start..self.end, 0);
+            input.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
         }
-        &mut self.input[self.end..]
+        &mut input[self.end..]
+    }
+
+    /// The bytes read and not handled yet.
+    fn buffered(&self) -> &[u8] {
+        self.input
+            .as_deref()
+            .map_or(&[], |input| &input[self.start..self.end])
+    }
+
+    /// Asks for more input, freeing the buffer if nothing waits in it.
+    fn read(&mut self) -> Next {
+        if self.start == self.end {
+            (self.input, self.start, self.end) = (None, 0, 0);
+        }
+        Next::Read
     }
 
     /// Takes the first `n` bytes of [`Session::space`] as read.
@@ -102,8 +120,8 @@ impl<'t> Session<'t> {
         }
         if !self.authed {
             let expected = self.token.unwrap_or_default();
-            return match protocol::auth(&self.input[self.start..self.end]) {
-                Auth::Incomplete => Next::Read,
+            return match protocol::auth(self.buffered()) {
+                Auth::Incomplete => self.read(),
                 Auth::Token { token, used } if protocol::token_matches(token, expected) => {
                     self.start += used;
                     self.authed = true;
@@ -112,10 +130,10 @@ impl<'t> Session<'t> {
                 Auth::Token { .. } | Auth::Missing => self.close(Close::Auth),
             };
         }
-        if self.start == self.end {
-            return Next::Read;
-        }
-        match Request::from_byte(self.input[self.start]) {
+        let Some(&byte) = self.buffered().first() else {
+            return self.read();
+        };
+        match Request::from_byte(byte) {
             Request::Ids(n) => Next::Ids(n),
             Request::Close => self.close(Close::Client),
         }
@@ -215,5 +233,28 @@ mod tests {
         s.answered();
         assert_eq!(s.next_step(), Next::Read);
         assert_eq!(s.space().len(), INPUT);
+    }
+
+    #[test]
+    fn only_bytes_waiting_hold_the_buffer() {
+        let mut s = Session::new(Some(b"ab"));
+        assert_eq!(s.next_step(), Next::Read);
+        assert!(s.input.is_none(), "a new session holds no buffer");
+        s.space()[..3].copy_from_slice(b"\x00\x02a");
+        s.filled(3);
+        assert_eq!(s.next_step(), Next::Read);
+        assert!(s.input.is_some(), "a part of a frame is kept");
+        s.space()[..3].copy_from_slice(b"b\x07\x08");
+        s.filled(3);
+        assert_eq!(s.next_step(), Next::Authenticated);
+        assert_eq!(s.next_step(), ids(7));
+        s.answered();
+        assert_eq!(s.next_step(), ids(8));
+        s.answered();
+        assert_eq!(s.next_step(), Next::Read);
+        assert!(s.input.is_none(), "every byte handled, the buffer is freed");
+        s.space()[0] = 9;
+        s.filled(1);
+        assert_eq!(s.next_step(), ids(9));
     }
 }
