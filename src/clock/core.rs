@@ -263,10 +263,17 @@ impl<U: Units, X> Core<U, X> {
     #[inline]
     pub(crate) fn issued(&self, f: u64) -> u64 {
         if self.is_inverse() {
-            self.units.max_state().wrapping_sub(f)
-        } else {
-            f
+            return self.mirrored(f);
         }
+        f
+    }
+
+    /// [`Core::issued`] for an inverse clock: apart, so that a forward
+    /// clock's ids wait for no select between the two.
+    #[cold]
+    #[inline(never)]
+    fn mirrored(&self, f: u64) -> u64 {
+        self.units.max_state().wrapping_sub(f)
     }
 
     /// Reserves `n >= 1` consecutive states and returns the first, as the
