@@ -208,7 +208,7 @@ impl Inner {
     #[inline(always)]
     fn published(&self) -> Option<u64> {
         let (word, ours) = self.load();
-        (word & LIVE != 0 && ours).then_some(word)
+        live(word, ours)
     }
 
     /// The word, and whether this process's thread published it.
@@ -236,7 +236,7 @@ impl Inner {
     #[cold]
     #[inline(never)]
     fn first_read(self: &Arc<Self>, word: u64, ours: bool) -> u64 {
-        if word & LIVE != 0 && ours {
+        if let Some(word) = live(word, ours) {
             if word & ASKED == 0 {
                 self.word.0.fetch_or(ASKED, Relaxed);
             }
@@ -338,6 +338,13 @@ impl Drop for Inner {
             thread.unpark();
         }
     }
+}
+
+/// The word as [`Inner::load`] read it, if it is live and this process's
+/// thread published it.
+#[inline(always)]
+fn live(word: u64, ours: bool) -> Option<u64> {
+    (word & LIVE != 0 && ours).then_some(word)
 }
 
 /// The thread: publishes a reading every period while reads come, parks

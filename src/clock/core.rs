@@ -290,7 +290,7 @@ impl<U: Units, X> Core<U, X> {
         // threads take meanwhile. One `fetch_add`, with no load before it:
         // the state's line changes hands once an id, where a load and a
         // CAS take it twice and the CAS fails on every race.
-        if now == seen && n <= FAST_ROOM && self.far.load(Relaxed) {
+        if now == seen && self.may_speculate(n) {
             let prev = self.state.fetch_add(n, Relaxed);
             if self.in_step(prev, n, now) {
                 if (prev ^ prev.wrapping_add(n)) >= REFRESH {
@@ -301,6 +301,13 @@ impl<U: Units, X> Core<U, X> {
             return self.reserve_slow(n, seen, now, Some(prev));
         }
         self.reserve_slow(n, seen, now, None)
+    }
+
+    /// Whether `n` states may be taken with `fetch_add` before they are
+    /// checked: few enough, with the state far from the end of the range.
+    #[inline(always)]
+    fn may_speculate(&self, n: u64) -> bool {
+        n <= FAST_ROOM && self.far.load(Relaxed)
     }
 
     /// Whether the states after `prev`, taken with `fetch_add` while the
@@ -393,7 +400,7 @@ impl<U: Units, X> Core<U, X> {
     /// `Err(None)` when it did not try.
     #[inline]
     fn speculate(&self, n: u64, now: u64) -> core::result::Result<u64, Option<u64>> {
-        if n > FAST_ROOM || !self.far.load(Relaxed) {
+        if !self.may_speculate(n) {
             return Err(None);
         }
         let prev = self.state.fetch_add(n, Relaxed);

@@ -402,7 +402,6 @@ function extend(C, props, statics = {}) {
   return C;
 }
 
-/** `n` ids of class `C` from the bytes at `ptr`. */
 /** The most ids one batch makes. */
 const MAX_BATCH = 1 << 24;
 
@@ -414,6 +413,7 @@ function count(n) {
   return n;
 }
 
+/** `n` ids of class `C` from the bytes at `ptr`. */
 function idsOf(C, ptr, n) {
   const stride = C.BYTES;
   const b = o8();

@@ -262,12 +262,8 @@ fn cpu(pid: Option<u32>) -> Duration {
     let Some(pid) = pid else {
         return Duration::ZERO;
     };
-    let dir = format!("/proc/{pid}/task");
-    let ns: u64 = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+    let ns: u64 = sched::tasks(pid)
+        .filter_map(|t| std::fs::read_to_string(t.join("schedstat")).ok())
         .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .sum();
     Duration::from_nanos(ns)
@@ -442,7 +438,8 @@ mod sched {
         pub migrations: u64,
     }
 
-    fn field(sched: &str, name: &str) -> Option<u64> {
+    /// The value of the line `name` of a `sched` file.
+    fn field<T: std::str::FromStr>(sched: &str, name: &str) -> Option<T> {
         let line = sched.lines().find(|l| l.starts_with(name))?;
         line.rsplit(':').next()?.trim().parse().ok()
     }
@@ -454,7 +451,8 @@ mod sched {
         })
     }
 
-    fn tasks(pid: u32) -> impl Iterator<Item = std::path::PathBuf> {
+    /// The directories of the threads of process `pid` (none if it is gone).
+    pub fn tasks(pid: u32) -> impl Iterator<Item = std::path::PathBuf> {
         std::fs::read_dir(format!("/proc/{pid}/task"))
             .into_iter()
             .flatten()
@@ -487,9 +485,7 @@ mod sched {
     /// (the largest `se.exec_start`).
     pub fn last_cpu(pid: u32) -> Option<u32> {
         let start = |t: &std::path::Path| -> Option<f64> {
-            let s = read_to_string(t.join("sched")).ok()?;
-            let line = s.lines().find(|l| l.starts_with("se.exec_start"))?;
-            line.rsplit(':').next()?.trim().parse().ok()
+            field(&read_to_string(t.join("sched")).ok()?, "se.exec_start")
         };
         let last = tasks(pid)
             .filter_map(|t| Some((start(&t)?, t)))
