@@ -135,7 +135,7 @@ fn met(clock: usize, prev: u64, left: u64) -> bool {
         return true;
     }
     let step = met.step(prev.wrapping_sub(left), left);
-    MET.set((clock, step.met.waiting(step.wait, prev.wrapping_add(1))));
+    MET.set((clock, step.met));
     if let Some(wait) = step.wait {
         // Timed, not counted: a spin-loop hint takes from a few cycles to
         // hundreds, by processor.
@@ -177,7 +177,7 @@ impl Met {
     };
 
     /// What the thread does when others took `gap` states since its last
-    /// id, which left `left`.
+    /// id, which left `left`, before it takes the next one.
     fn step(self, gap: u64, left: u64) -> Step {
         let waited = self.waited == left && left != 0;
         let low = if waited && gap < PAYS {
@@ -198,17 +198,14 @@ impl Met {
             2..=NEAR => (self.lone, Some(WAIT)),
             _ => (self.lone, None),
         };
+        // The state the id it takes now leaves.
+        let after = left.wrapping_add(gap).wrapping_add(1);
+        let waited = if wait == Some(WAIT) { after } else { 0 };
         Step {
-            met: Met { lone, low, ..self },
+            met: Met { lone, low, waited },
             wait,
             pays: true,
         }
-    }
-
-    /// `self`, after an id that left `left` and then a `wait`.
-    fn waiting(self, wait: Option<Duration>, left: u64) -> Met {
-        let waited = if wait == Some(WAIT) { left } else { 0 };
-        Met { waited, ..self }
     }
 }
 
@@ -265,13 +262,9 @@ mod tests {
     }
 
     /// A step that pays.
-    fn pays(lone: u32, low: u32, wait: Option<Duration>) -> Step {
+    fn pays(lone: u32, low: u32, wait: Option<Duration>, waited: u64) -> Step {
         Step {
-            met: Met {
-                lone,
-                low,
-                waited: 7,
-            },
+            met: Met { lone, low, waited },
             wait,
             pays: true,
         }
@@ -284,38 +277,38 @@ mod tests {
 
     #[test]
     fn a_thread_waits_while_another_makes_ids_and_gives_up_its_turn() {
-        assert_eq!(met(3, 0, 7).step(2, 8), pays(3, 0, Some(WAIT)));
-        assert_eq!(met(0, 0, 7).step(NEAR, 8), pays(0, 0, Some(WAIT)));
+        assert_eq!(met(3, 0, 7).step(2, 8), pays(3, 0, Some(WAIT), 11));
+        assert_eq!(met(0, 0, 7).step(NEAR, 8), pays(0, 0, Some(WAIT), NEAR + 9));
         assert_eq!(
             met(5, 0, 7).step(NEAR + 1, 8),
-            pays(5, 0, None),
+            pays(5, 0, None, 0),
             "another clock"
         );
         assert_eq!(
             met(5, 0, 7).step(u64::MAX, 8),
-            pays(5, 0, None),
+            pays(5, 0, None, 0),
             "a state behind"
         );
         let mut lone = 0;
         for _ in 1..TURN {
             let next = met(lone, 0, 7).step(1, 8);
-            assert_eq!(next, pays(lone + 1, 0, None));
+            assert_eq!(next, pays(lone + 1, 0, None, 0));
             lone = next.met.lone;
         }
-        assert_eq!(met(lone, 0, 7).step(1, 8), pays(0, 0, Some(GIVE_UP)));
+        assert_eq!(met(lone, 0, 7).step(1, 8), pays(0, 0, Some(GIVE_UP), 0));
         assert!(GIVE_UP > 2 * WAIT);
     }
 
     #[test]
     fn turns_pay_unless_others_made_few_ids_while_a_thread_waited_twice() {
         // It waited after the id that left 7.
-        assert_eq!(met(0, 0, 7).step(PAYS, 7), pays(0, 0, Some(WAIT)));
+        assert_eq!(met(0, 0, 7).step(PAYS, 7), pays(0, 0, Some(WAIT), PAYS + 8));
         assert_eq!(
             met(0, 0, 7).step(2, 7),
-            pays(0, 1, Some(WAIT)),
+            pays(0, 1, Some(WAIT), 10),
             "a handover"
         );
-        assert_eq!(met(0, 1, 7).step(PAYS, 7), pays(0, 0, Some(WAIT)));
+        assert_eq!(met(0, 1, 7).step(PAYS, 7), pays(0, 0, Some(WAIT), PAYS + 8));
         for gap in [1, 2, PAYS - 1] {
             assert!(!met(0, 1, 7).step(gap, 7).pays, "{gap}");
         }
