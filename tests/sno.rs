@@ -356,6 +356,118 @@ fn overflow_and_steps_back_never_wait_nor_repeat() {
     assert!(started.elapsed() < Duration::from_secs(5), "never slept");
 }
 
+/// The state records a lead of up to 255 units: ids lent further ahead
+/// of a stalled clock still increase, and a clock behind them then is not
+/// a step back.
+#[test]
+fn ids_lent_more_than_a_second_ahead_still_increase() {
+    let t0 = EPOCH_NS + 10_000 * UNIT_NS;
+    let time = MockTime::new(t0);
+    let generator = Generator::builder()
+        .partition(1)
+        .sequence_min(0)
+        .sequence_max(5)
+        .time(time.clone())
+        .build()
+        .unwrap();
+    let mut last = generator.next(0);
+    let mut next = |what: &str| {
+        let id = generator.next(0);
+        assert!(id > last, "{what}: {id:?} after {last:?}");
+        last = id;
+        id
+    };
+    // 600 units' worth of ids on a stalled clock: 2.4 s ahead.
+    let far = (0..6 * 600).map(|_| next("a stalled clock")).last();
+    assert_eq!(far.map(|id| id.units()), Some(10_600));
+    // The clock moves on, still behind the ids: they go on from the last.
+    time.advance(100 * UNIT_NS);
+    for _ in 0..60 {
+        next("a clock behind the ids");
+    }
+    // A step back while ids run that far ahead goes on from the last id.
+    time.step_back(50 * UNIT_NS);
+    for _ in 0..60 {
+        assert!(!next("a step back behind the ids").tick());
+    }
+    assert_eq!(generator.drifts(), 0);
+    // The clock within 255 units of the ids, then past them.
+    time.set(t0 + 500 * UNIT_NS);
+    next("a clock within the recorded lead");
+    time.set(t0 + 700 * UNIT_NS);
+    let caught_up = next("a clock past the ids");
+    assert_eq!((caught_up.units(), caught_up.sequence()), (10_700, 0));
+    assert_eq!(generator.drifts(), 0);
+}
+
+/// Two threads taking ids from one generator as fast as they can, with
+/// the smallest pool on the wall clock and the default pool on a clock
+/// 1,024 times slower (so that its ids run a second ahead within the run):
+/// each thread's ids increase, however far ahead the ids run.
+#[test]
+fn ids_increase_at_full_speed() {
+    const THREADS: usize = 2;
+    let started = std::time::Instant::now();
+    let slow = move || EPOCH_NS + 1_000_000 * UNIT_NS + started.elapsed().as_nanos() as u64 / 1024;
+    let runs = [
+        (
+            Generator::builder().sequence_min(0).sequence_max(5).build(),
+            2_000_000,
+        ),
+        (Generator::builder().time(slow).build(), 12_000_000),
+    ];
+    for (generator, per_thread) in runs {
+        let generator = Arc::new(generator.unwrap());
+        let threads: Vec<_> = (0..THREADS)
+            .map(|_| {
+                let generator = Arc::clone(&generator);
+                std::thread::spawn(move || {
+                    let mut last = generator.next(0);
+                    for i in 1..per_thread {
+                        let id = generator.next(0);
+                        assert!(id > last, "id {i}: {id:?} after {last:?}");
+                        last = id;
+                    }
+                    last
+                })
+            })
+            .collect();
+        let last = threads
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .max()
+            .unwrap();
+        let lead = last.units().saturating_sub(generator.snapshot().now as u64);
+        assert!(
+            lead > 255,
+            "the ids ran {lead} units ahead, not past the recorded lead"
+        );
+        assert_eq!(generator.drifts(), 0);
+    }
+}
+
+/// What the docs of `next_with_time` say, as sno does: its ids are the
+/// caller's to keep apart from `next`'s and from each other.
+#[test]
+fn next_with_time_ids_are_outside_the_promise() {
+    let time = MockTime::new(EPOCH_NS + 1_000 * UNIT_NS);
+    let generator = Generator::builder()
+        .partition(7)
+        .sequence_min(0)
+        .sequence_max(5)
+        .time(time.clone())
+        .build()
+        .unwrap();
+    let a = generator.next(0);
+    assert_eq!(generator.next_with_time(0, a.time()).unwrap(), a);
+    // Its own sequence starts over after `capacity()` ids.
+    let at = UNIX_EPOCH + Duration::from_nanos(EPOCH_NS + 5 * UNIT_NS);
+    let ids: Vec<Sno> = (0..=generator.capacity())
+        .map(|_| generator.next_with_time(0, at).unwrap())
+        .collect();
+    assert_eq!(ids[0], ids[generator.capacity() as usize]);
+}
+
 #[test]
 fn snapshots_restore() {
     let time = MockTime::new(EPOCH_NS + 500 * UNIT_NS);

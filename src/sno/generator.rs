@@ -1,5 +1,5 @@
 //! sno's generator: the tick-tock clock, lock-free on its common path,
-//! that never waits and never repeats an id.
+//! whose ids never wait and never repeat.
 
 use std::fmt;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
@@ -19,7 +19,8 @@ use crate::time::{Source, unix_nanos};
 const UNIT_SHIFT: u32 = 25;
 const TICK_SHIFT: u32 = 24;
 const LEAD_SHIFT: u32 = 16;
-/// The most borrowed units the state word records (about 1 s).
+/// The most borrowed units the state word records (about 1 s): a lead
+/// this long or longer.
 const MAX_LEAD: u64 = 0xff;
 /// The smallest pool sno accepts: `sequence_max - sequence_min - 1` at
 /// least 4, so at least 6 sequences a unit.
@@ -33,8 +34,8 @@ struct State {
     /// The tick-tock bit of the current ids.
     tick: bool,
     /// How many units `units` is ahead of the latest unit the source has
-    /// shown, borrowed when a unit's sequence ran out (at most
-    /// [`MAX_LEAD`]).
+    /// shown, borrowed when a unit's sequence ran out; [`MAX_LEAD`] means
+    /// that many or more.
     lead: u64,
     /// The sequence of the last id.
     seq: u16,
@@ -188,8 +189,28 @@ impl Generator {
     /// An id at the time `t` with the metabyte `meta` (sno's
     /// `NewWithTime`): the tick-tock bit 0 and a sequence of its own, that
     /// counts from `sequence_min` to `sequence_max` and starts over,
-    /// whatever the time; ids of the same unit may repeat once it has.
-    /// Meant for carrying old records over, as in sno.
+    /// whatever the time. Meant for carrying old records over before a
+    /// generator goes online, as in sno.
+    ///
+    /// **Its ids are outside the generator's promise**, exactly as sno's
+    /// are: nothing keeps them apart from the ids of [`Generator::next`]
+    /// (an id of the same unit, bit 0 and sequence is the same id), nor
+    /// from each other once the sequence has counted [`Generator::capacity`]
+    /// ids (the next of the same unit repeats one). Callers who mix it with
+    /// [`Generator::next`] give it times the generator's own ids never
+    /// reach (before it went online), or a partition of its own.
+    ///
+    /// ```
+    /// use guid::MockTime;
+    /// use guid::sno::{EPOCH_NS, Generator, UNIT_NS};
+    ///
+    /// let time = MockTime::new(EPOCH_NS + 1_000 * UNIT_NS);
+    /// let generator = Generator::builder().partition(7).time(time.clone()).build()?;
+    /// let a = generator.next(0);
+    /// let b = generator.next_with_time(0, a.time())?;
+    /// assert_eq!(a, b); // the same unit, bit and sequence: the same id
+    /// # Ok::<(), guid::Error>(())
+    /// ```
     ///
     /// Fails with [`ErrorKind::Range`] for a time outside sno's range
     /// (2010 to 2079-09-07), which sno wraps, and with
@@ -324,6 +345,12 @@ impl Generator {
                 // The unit of the last id, or a unit the borrowed ones ran
                 // ahead of: the next sequence.
                 self.go_on(cur, cur.units - now)?
+            } else if cur.lead == MAX_LEAD {
+                // At least the most borrowed units the state records ahead,
+                // maybe more: the source may be behind ids lent ahead, not
+                // stepped back, so go on from the last id. (A step back
+                // met here is met as one before the safe point.)
+                self.go_on(cur, MAX_LEAD)?
             } else if !fresh {
                 // Behind a state newer than the reading: read again.
                 now = self.now_units();

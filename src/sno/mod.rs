@@ -60,15 +60,20 @@
 //! # Where the generator differs from sno
 //!
 //! Where sno blocks, this generator keeps this crate's promise instead:
-//! it never waits and never repeats an id. The ids are then other than
-//! those sno would make:
+//! [`Generator::next`] never waits and never repeats an id, and a
+//! generator's ids increase. (The ids of [`Generator::next_with_time`],
+//! at times the caller gives, are the caller's to keep apart, as in sno.)
+//! The ids are then other than those sno would make:
 //!
 //! - **The sequence of a unit runs out** (`sequence_max` passed within
 //!   4 ms): sno waits for the clock to reach the next unit. Here the id
 //!   takes the next unit at once, `sequence_min` in it, and ids go on
 //!   there (borrowing further units as needed) until the clock catches up:
 //!   the same ids sno would make a unit later, made earlier. A clock
-//!   behind a borrowed unit is not a step back.
+//!   behind a borrowed unit is not a step back; while ids run 255 units
+//!   (1.02 s) or more ahead of the clock, whatever it reads goes on from
+//!   the last id, so a step back then is met as one before the safe point
+//!   (below).
 //! - **A step back to or before the safe point** (sno's `wallSafe`: the
 //!   highest unit of the other timeline, so a second step back before the
 //!   clock has passed the first one's high point): sno sleeps until the
