@@ -20,7 +20,10 @@ pub struct Health {
     /// Time units the clock borrowed ahead of its source because the
     /// sequence of a unit ran out.
     pub borrowed: u64,
-    /// The largest lead of an issued id's time over the source's.
+    /// The largest lead of an issued id's time over the source's, read
+    /// again once the id is taken: a thread that waited (preempted)
+    /// between reading the source and taking its id, whose id other
+    /// threads' readings placed, made no lead.
     pub max_lead: Duration,
     /// Calls that waited for the source because borrowing further would
     /// have passed the clock's bound on its lead (the flake clock only; the

@@ -296,6 +296,44 @@ fn health_counts_steps_back_and_borrowed_ticks() {
     }
 }
 
+/// A thread that read the source, then waited (preempted) while other
+/// threads' ids moved on, finds ids their readings put there: no lead, no
+/// borrowed tick. A source that is behind for good is a lead.
+#[test]
+fn health_counts_no_lead_for_a_reading_taken_before_a_wait() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    for inverse in [false, true] {
+        let (real, stale) = (Arc::new(AtomicU64::new(T0)), Arc::new(AtomicU64::new(0)));
+        let (r, st) = (Arc::clone(&real), Arc::clone(&stale));
+        // The next reading is `stale` once, when set: a reading taken
+        // before a wait, returned after it.
+        let source = move || match st.swap(0, Relaxed) {
+            0 => r.load(Relaxed),
+            old => old,
+        };
+        let b = Clock::builder().node(1).time(source);
+        let clock = if inverse { b.inverse() } else { b }.build();
+        clock.g();
+        real.store(T0 + 20 * MS, Relaxed);
+        clock.g();
+        stale.store(T0, Relaxed);
+        clock.g();
+        let h = clock.health();
+        assert_eq!(
+            (h.borrowed, h.max_lead),
+            (0, Duration::ZERO),
+            "inverse {inverse}: {h:?}"
+        );
+        // Behind for good: the ids' lead over the source is recorded.
+        real.store(T0, Relaxed);
+        clock.g();
+        let h = clock.health();
+        let tick = Duration::from_nanos(TICK);
+        assert!(h.max_lead >= Duration::from_nanos(20 * MS) - tick, "{h:?}");
+    }
+}
+
 /// The coarse source keeps every guarantee: many threads, no duplicate,
 /// each thread strictly increasing, and ids within the documented lag
 /// (`CoarseClock::MAX_LAG` resolutions) of the wall clock.

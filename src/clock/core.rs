@@ -601,8 +601,17 @@ impl<U: Units, X> Core<U, X> {
 
     /// Records ids issued up to unit `last`, ahead of the source's `now`,
     /// after the forward state `cur`.
+    ///
+    /// `now` was read before the ids were taken: a thread preempted in
+    /// between finds ids that other threads' readings put there, not
+    /// borrowed ones. So the source is read again, and only a lead over
+    /// that reading counts.
     #[cold]
     fn ran_ahead(&self, cur: u64, now: u64, last: u64) {
+        let now = now.max(self.units.unit_of(self.source.now()));
+        if last <= now {
+            return;
+        }
         // A fresh inverse clock has issued nothing: no unit before `now`.
         let prev = if cur > self.units.max_state() {
             0
