@@ -12,7 +12,10 @@
 //! | another path | 404 |
 //! | another method | 405 |
 //!
-//! `HEAD` is answered as `GET` without the body. `--metrics` answers one
+//! The path is matched once its `%XX` escapes are decoded (`/%69ds` is
+//! `/ids`); the query is read as a form's ([`Query::parse`]). An escape
+//! that is not `%` and two hex digits is a 400. `HEAD` is answered as
+//! `GET` without the body. `--metrics` answers one
 //! request per connection, as a scrape needs; `--http` keeps connections
 //! alive. Connections cannot starve each other:
 //!
@@ -28,6 +31,7 @@
 //! keep-alive clients, a client that pipelines and never reads), a new
 //! client gets its place at once.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io;
@@ -576,7 +580,13 @@ async fn answer(
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return r;
     }
-    match (request.uri().path(), role) {
+    let Some(path) = decode(request.uri().path(), false) else {
+        return text(
+            StatusCode::BAD_REQUEST,
+            "bad request: the path has an invalid %-escape (% and two hex digits, of UTF-8)\n",
+        );
+    };
+    match (&*path, role) {
         ("/ids", Role::Api) => match authorized(request, context) {
             true => ids(request, shared, &context.starting).await,
             false => {
@@ -647,8 +657,21 @@ pub(crate) struct BadParameter {
     pub(crate) why: &'static str,
 }
 
+/// Why a name or a value of the query is refused before it is read.
+const BAD_ESCAPE: &str =
+    "not a valid %-escape: each % takes two hex digits, and the bytes must be UTF-8";
+
 impl Query {
-    /// The query of `GET /ids?{query}`.
+    /// The query of `GET /ids?{query}`, read as a form's
+    /// (`application/x-www-form-urlencoded`, as browsers'
+    /// `URLSearchParams`, Go's `ParseQuery` and Python's `parse_qs` read
+    /// it): pairs split at `&` (empty ones skipped) and at their first
+    /// `=` (none: an empty value), then names and values decoded, `%XX`
+    /// the byte `XX` and `+` a space ([`decode`]). An invalid escape (`%zz`,
+    /// a `%` at the end) or bytes that are not UTF-8 are refused, naming
+    /// the parameter (the name as given if it is the name that is bad);
+    /// so are a parameter given twice, an empty value, and a name
+    /// `/ids` does not take.
     pub(crate) fn parse(query: &str) -> Result<Query, BadParameter> {
         let bad = |parameter: &str, why| BadParameter {
             parameter: parameter.to_owned(),
@@ -657,22 +680,25 @@ impl Query {
         let (mut kind, mut n, mut v, mut meta) = (None, None, None, None);
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let slot = match name {
+            let name = decode(name, true).ok_or_else(|| bad(name, BAD_ESCAPE))?;
+            let slot = match &*name {
                 "kind" => &mut kind,
                 "n" => &mut n,
                 "v" => &mut v,
                 "meta" => &mut meta,
                 _ => {
                     return Err(bad(
-                        name,
+                        &name,
                         "unknown parameter: /ids takes kind, n, v and meta",
                     ));
                 }
             };
+            let value = decode(value, true).ok_or_else(|| bad(&name, BAD_ESCAPE))?;
             if slot.replace(value).is_some() {
-                return Err(bad(name, "given twice"));
+                return Err(bad(&name, "given twice"));
             }
         }
+        let (kind, v) = (kind.as_deref(), v.as_deref());
         let n = match n {
             None => 1,
             Some(n) => match n.parse::<usize>() {
@@ -686,7 +712,7 @@ impl Query {
             Some(_) => return Err(bad("v", "v must be 2 or 3")),
         };
         let kind = kind.unwrap_or("flake");
-        let meta = match meta {
+        let meta = match meta.as_deref() {
             None => 0,
             Some(_) if kind != "sno" => return Err(bad("meta", "meta applies to kind sno")),
             Some(m) => match m.parse::<u8>() {
@@ -706,6 +732,26 @@ impl Query {
         };
         Ok(Query { kind, n })
     }
+}
+
+/// `s` with its `%XX` escapes decoded, each the byte `XX` (and, with
+/// `plus`, as in a form's query, each `+` a space); `None` if a `%` is not
+/// followed by two hex digits or the bytes are not UTF-8.
+fn decode(s: &str, plus: bool) -> Option<Cow<'_, str>> {
+    if !s.bytes().any(|b| b == b'%' || (plus && b == b'+')) {
+        return Some(Cow::Borrowed(s));
+    }
+    let hex = |b: Option<u8>| char::from(b?).to_digit(16);
+    let mut bytes = s.bytes();
+    let mut out = Vec::with_capacity(s.len());
+    while let Some(b) = bytes.next() {
+        out.push(match b {
+            b'%' => (hex(bytes.next())? << 4 | hex(bytes.next())?) as u8,
+            b'+' if plus => b' ',
+            b => b,
+        });
+    }
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 /// `GET /ids`: the ids, or why none. `HEAD /ids` answers as `GET` would,
@@ -1017,7 +1063,8 @@ mod tests {
             ("kind=g&kind=l", "kind"),
             ("n=1&n=2", "n"),
             ("count=3", "count"),
-            ("kind=g&%6e=3", "%6e"),
+            ("kind=g&%6e=3&n=2", "n"),
+            ("co%75nt=3", "count"),
             ("kind=snoo", "kind"),
             ("kind=SNO", "kind"),
             ("kind=sno&meta=256", "meta"),
@@ -1031,6 +1078,50 @@ mod tests {
         ] {
             assert_eq!(parse(query), Err(parameter.to_owned()), "{query}");
         }
+    }
+
+    /// Names and values are decoded as a form's: `%XX` a byte, `+` a
+    /// space; an invalid escape names the parameter.
+    #[test]
+    fn queries_are_percent_decoded() {
+        let q = |kind, n| Ok(Query { kind, n });
+        assert_eq!(parse("kind=sno&meta=%2B1"), q(IdKind::Sno { meta: 1 }, 1));
+        assert_eq!(parse("kind=s%6eo"), q(IdKind::Sno { meta: 0 }, 1));
+        assert_eq!(
+            parse("kind=s%6Eo&%6e=%31%30"),
+            q(IdKind::Sno { meta: 0 }, 10)
+        );
+        assert_eq!(parse("k%69nd=g&v=%33"), q(IdKind::Global { v3: true }, 1));
+        assert_eq!(parse("&&n=2&"), q(IdKind::Flake, 2));
+        for (query, parameter) in [
+            // A space, not a sign.
+            ("kind=sno&meta=+1", "meta"),
+            ("n=+2", "n"),
+            ("kind=g+", "kind"),
+            ("n=%zz", "n"),
+            ("n=%", "n"),
+            ("n=1%", "n"),
+            ("n=%3", "n"),
+            ("kind=%ff", "kind"),
+            ("%zz=1", "%zz"),
+            ("kind%=g", "kind%"),
+            ("n=%00", "n"),
+            ("n", "n"),
+            ("kind=g&kind=%67", "kind"),
+            ("=3", ""),
+        ] {
+            assert_eq!(parse(query), Err(parameter.to_owned()), "{query}");
+        }
+        let why = |q: &str| Query::parse(q).unwrap_err().why;
+        assert_eq!(why("n=%zz"), BAD_ESCAPE);
+        assert_eq!(why("%zz=1"), BAD_ESCAPE);
+        assert_eq!(decode("/%69ds", false).as_deref(), Some("/ids"));
+        assert_eq!(decode("a+b%2b", false).as_deref(), Some("a+b+"));
+        assert_eq!(decode("a+b%2B", true).as_deref(), Some("a b+"));
+        assert_eq!(decode("%e2%82%ac", true).as_deref(), Some("\u{20ac}"));
+        assert_eq!(decode("%e2%82", true), None);
+        assert_eq!(decode("%-1", true), None);
+        assert_eq!(decode("%+1", true), None);
     }
 
     #[test]

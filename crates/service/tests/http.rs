@@ -153,6 +153,12 @@ fn bad_requests_name_what_is_wrong() {
         ("kind=flake&v=3", "v"),
         ("kind=g&kind=l", "kind"),
         ("count=5", "count"),
+        ("n=%zz", "n"),
+        ("n=1%", "n"),
+        ("kind=%ff", "kind"),
+        ("%zz=1", "%zz"),
+        ("kind=sno&meta=+1", "meta"),
+        ("kind=g&%6bind=l", "kind"),
     ] {
         let a = http(addr, &format!("GET /ids?{query}"), &[]);
         assert_eq!(a.status, 400, "{query}: {a:?}");
@@ -168,6 +174,7 @@ fn bad_requests_name_what_is_wrong() {
         );
     }
     assert_eq!(http(addr, "GET /uuids", &[]).status, 404);
+    assert_eq!(http(addr, "GET /i%zzds", &[]).status, 400);
     assert_eq!(http(addr, "GET /", &[]).status, 404);
     let a = http(addr, "DELETE /ids", &[]);
     assert_eq!(
@@ -388,6 +395,27 @@ fn head_makes_no_ids() {
 
 /// curl and Python's standard library, as a team in another language
 /// would fetch ids.
+/// The query is read as a form's: `%XX` escapes decoded in names and
+/// values (`+` is a space), as the path's are.
+#[test]
+fn queries_and_paths_are_percent_decoded() {
+    let server = api(Config::default());
+    let addr = server.http.unwrap();
+    let plain: Vec<String> = ids(addr, "kind=sno&meta=1&n=3", 3);
+    let encoded: Vec<String> = ids(addr, "kind=s%6eo&meta=%2B1&%6E=%33", 3);
+    assert!(plain.last() < encoded.first());
+    // The metabyte of both is 1.
+    let meta = |id: &String| {
+        let sno: guid::sno::Sno = id.parse().unwrap();
+        sno.meta()
+    };
+    assert!(plain.iter().chain(&encoded).all(|id| meta(id) == 1));
+    let _: Vec<u64> = ids(addr, "k%69nd=flake&n=2", 2);
+    let a = http(addr, "GET /%69ds?n=2", &[]);
+    assert_eq!(a.status, 200, "{a:?}");
+    server.stop();
+}
+
 #[test]
 fn curl_and_python_fetch_ids() {
     let server = api(Config::default());
