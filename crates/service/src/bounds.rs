@@ -36,7 +36,7 @@ use guid::{IdClock, TimeSource, WallClock, unix_nanos};
 
 use crate::config::{IdSettings, TimeBounds};
 use crate::error::Error;
-use crate::horizon::{self, Horizon};
+use crate::horizon::{self, Horizon, StatePath};
 use crate::issue::IdKind;
 use crate::shared::Shared;
 use crate::sno::SnoIds;
@@ -47,6 +47,9 @@ pub(crate) struct Start {
     /// No id at or before this time (Unix ns): the later of `-t` and the
     /// state file's horizon.
     pub(crate) not_before: Option<u64>,
+    /// The state file, resolved, whose horizon that is and whose lock the
+    /// check took.
+    pub(crate) state: Option<StatePath>,
 }
 
 const NS_PER_MS: u128 = 1_000_000;
@@ -60,8 +63,8 @@ const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
 
 /// The start bound `bounds` give at Unix ns `now`: the later of `-t`
 /// and the state file's horizon, each checked against what the 64-bit
-/// `layout` can represent; the state file is locked here, and read again
-/// under the lock.
+/// `layout` can represent; the state file is resolved (its links
+/// followed), locked here, and read again under the lock.
 pub(crate) fn start(layout: Layout, bounds: &TimeBounds, now: u64) -> Result<Start, Error> {
     let range = Range::new(layout, bounds);
     range.check_now(now)?;
@@ -69,48 +72,39 @@ pub(crate) fn start(layout: Layout, bounds: &TimeBounds, now: u64) -> Result<Sta
         Some(t) => Some(range.check_t(t, now)?),
         None => None,
     };
-    let saved = match &bounds.state {
+    let (saved, state) = match &bounds.state {
         Some(path) => {
+            let state = StatePath::resolve(path)?;
             // The file is judged before anything is created next to it.
-            if let Some(ns) = Horizon::load(path)? {
+            if let Some(ns) = state.load()? {
                 range.check_state(path, ns)?;
             }
-            check_dir(path)?;
-            horizon::lock(path)?;
+            check_dir(&state)?;
+            horizon::lock(&state)?;
             // Read again under the lock: a server that held it until now
             // may have moved the horizon on since.
-            match Horizon::load(path)? {
+            let saved = match state.load()? {
                 Some(ns) => Some(range.check_state(path, ns)?),
                 None => None,
-            }
+            };
+            (saved, Some(state))
         }
-        None => None,
+        None => (None, None),
     };
     Ok(Start {
         not_before: flag_t.max(saved),
+        state,
     })
 }
 
-/// The state file's directory must be there, and files can be created in
-/// it and removed, as every save does: tried with a save's own temporary
-/// file, so that a directory the server cannot write is refused before
-/// listening rather than found out by the first save.
-fn check_dir(path: &Path) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let why = match dir.is_dir() {
-        false => format!("no directory {} to keep it in", dir.display()),
-        true => match horizon::try_write(path) {
-            Ok(()) => return Ok(()),
-            Err(e) => format!("cannot write in {}: {e}", dir.display()),
-        },
-    };
-    Err(Error::State {
-        path: path.to_owned(),
-        why,
-    })
+/// Files can be created in the state file's directory and removed, as
+/// every save does: tried with a save's own temporary file, so that a
+/// directory the server cannot write is refused before listening rather
+/// than found out by the first save.
+fn check_dir(state: &StatePath) -> Result<(), Error> {
+    let dir = state.file().parent().unwrap_or(Path::new("/"));
+    horizon::try_write(state.file())
+        .map_err(|e| state.error(format!("cannot write in {}: {e}", dir.display())))
 }
 
 /// The time this run's ids start after (Unix ns): the later of `-t` and
@@ -133,21 +127,22 @@ pub(crate) fn turn_away_until(end: tokio::time::Instant, hold: Duration) -> toki
     end.checked_sub(hold).unwrap_or(end)
 }
 
-/// Restart safety: with a state file, a horizon reserved past the start
-/// (the later of now and the start bound, checked already) before the
-/// first id.
+/// Restart safety: with a state file (`state`, resolved by the check), a
+/// horizon reserved past the start (the later of now and the start bound,
+/// checked already) before the first id.
 fn open_horizon(
     bounds: &TimeBounds,
+    state: Option<&StatePath>,
     layout: Layout,
     time: &dyn TimeSource,
     not_before: Option<u64>,
 ) -> Result<Option<Arc<Horizon>>, Error> {
-    let Some(path) = &bounds.state else {
+    let Some(state) = state else {
         return Ok(None);
     };
     let from = time.now().max(not_before.unwrap_or(0));
     let horizon = Horizon::create(
-        path.clone(),
+        state,
         from,
         horizon::span(layout),
         guid::nanos(bounds.reserve),
@@ -174,17 +169,24 @@ pub(crate) struct Clocks {
 
 /// The clocks of `ids`, after the start bound: `checked` (`-t`, the state
 /// file's horizon) or the margin of a start told nothing, neither a state
-/// file nor a lease (`leased`); with a state file, the horizon reserved
-/// past it and the clocks' time capped below it.
+/// file nor a lease (`leased`); with a state file (the one `checked`
+/// resolved), the horizon reserved past it and the clocks' time capped
+/// below it.
 pub(crate) fn clocks(
     ids: &IdSettings,
     bounds: &TimeBounds,
     leased: bool,
-    checked: Option<u64>,
+    checked: &Start,
 ) -> Result<Clocks, Error> {
     let time: Arc<dyn TimeSource> = bounds.time.clone().unwrap_or_else(|| Arc::new(WallClock));
-    let not_before = start_after(bounds, leased, checked, time.now());
-    let horizon = open_horizon(bounds, ids.layout, &*time, not_before)?;
+    let not_before = start_after(bounds, leased, checked.not_before, time.now());
+    let horizon = open_horizon(
+        bounds,
+        checked.state.as_ref(),
+        ids.layout,
+        &*time,
+        not_before,
+    )?;
     let source = capped(bounds, &time, horizon.as_ref());
     let (flake, global, v3) = builders(ids, source.as_ref(), not_before, bounds.max_lead)?;
     let sno = SnoIds::new(

@@ -57,7 +57,11 @@ pub struct Config {
     pub max_unauthed: usize,
     /// Close a connection after this long without a request (`None`: never).
     pub idle_timeout: Option<Duration>,
-    /// The state file that keeps a restart from reusing time.
+    /// The state file that keeps a restart from reusing time. Its links
+    /// and `..` are resolved at the start, and the file they lead to is
+    /// read, saved and locked (a link to no file is refused); no other
+    /// server may hold that file, under whatever name, while this one
+    /// runs.
     pub state: Option<PathBuf>,
     /// How far ahead of the ids the state file's horizon is kept.
     pub reserve: Duration,

@@ -14,11 +14,20 @@
 //! horizon shared by the connections, the save counters, and one lock per
 //! state file in this process.
 //!
+//! `--state` names the file through any path: its symbolic links (one at
+//! its end too) and `..` are resolved at the start ([`StatePath`]), and
+//! the file they lead to is the one read, saved and locked. A link to no
+//! file is refused rather than taken for a first start: the file may be on
+//! a volume that is not mounted.
+//!
 //! The file is one server's: two servers on one file and node would hand
-//! out the same ids. A server holds an exclusive lock on `FILE.lock` (see
-//! [`lock`]) from its check to its end, and a second one is refused.
+//! out the same ids. A server holds an exclusive lock on `FILE.lock` and on
+//! the file itself (see [`lock`]) from its check to its end, and a second
+//! one is refused, whatever name it reaches the file by: a symbolic or
+//! hard link, a path through `..`, another mount of its directory.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -30,6 +39,83 @@ use guid::flake::Layout;
 use guid::horizon::{self as file, LockError, Rule};
 
 use crate::error::Error;
+use crate::flag_file;
+
+/// What a state file holds, for the messages that refuse one.
+const EXPECTED: &str = "a horizon is Unix nanoseconds and one newline, at most 21 bytes";
+
+/// A `--state` file: the path as given, which messages name, and the file
+/// it leads to, which is read, saved and locked.
+#[derive(Clone, Debug)]
+pub(crate) struct StatePath {
+    given: PathBuf,
+    file: PathBuf,
+}
+
+impl StatePath {
+    /// The file `given` leads to, with every symbolic link followed (one
+    /// at its end too: a save's rename over a link would replace the link
+    /// rather than the file it points to) and `.` and `..` resolved, so
+    /// that every spelling of one file is one path. Refused: a link to no
+    /// file (taken for a first start, it would start from nothing while
+    /// the file waits on a volume not mounted), and a file with no
+    /// directory to keep it in.
+    pub(crate) fn resolve(given: &Path) -> Result<StatePath, Error> {
+        let fail = |why: String| Err(state_error(given, why));
+        let file = match fs::symlink_metadata(given) {
+            Ok(meta) => match fs::canonicalize(given) {
+                Ok(file) => file,
+                Err(e) if e.kind() == io::ErrorKind::NotFound && meta.is_symlink() => {
+                    let to = fs::read_link(given).unwrap_or_default();
+                    return fail(format!(
+                        "is a symbolic link to {}, which leads to no file (a volume not mounted?): refused rather than taken for a first start; for one, give the file's own path",
+                        to.display()
+                    ));
+                }
+                Err(e) => return fail(format!("cannot resolve it: {e}")),
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let (Some(dir), Some(name)) = (given.parent(), given.file_name()) else {
+                    return fail("names no file".into());
+                };
+                let dir = match dir.as_os_str().is_empty() {
+                    true => Path::new("."),
+                    false => dir,
+                };
+                match fs::canonicalize(dir) {
+                    Ok(dir) if dir.is_dir() => dir.join(name),
+                    _ => return fail(format!("no directory {} to keep it in", dir.display())),
+                }
+            }
+            Err(e) => return fail(format!("cannot read it: {e}")),
+        };
+        Ok(StatePath {
+            given: given.to_owned(),
+            file,
+        })
+    }
+
+    /// The file, resolved.
+    pub(crate) fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The horizon saved in the file, `None` if there is no file yet: read
+    /// only from a short regular file ([`flag_file::read`]), and strictly.
+    pub(crate) fn load(&self) -> Result<Option<u64>, Error> {
+        let bytes =
+            flag_file::read(&self.file, file::MAX_READ, EXPECTED).map_err(|why| self.error(why))?;
+        bytes
+            .map(|bytes| file::parse(&bytes))
+            .transpose()
+            .map_err(|e| self.error(e.to_string()))
+    }
+
+    /// Why the file is refused, naming `--state` as given.
+    pub(crate) fn error(&self, why: String) -> Error {
+        state_error(&self.given, why)
+    }
+}
 
 /// A horizon and the file it is saved in.
 pub(crate) struct Horizon {
@@ -49,27 +135,22 @@ pub(crate) struct Horizon {
     failing: AtomicBool,
     why: Mutex<String>,
     /// The file is this server's while the horizon lives.
-    _lock: Arc<Lock>,
+    lock: Arc<Lock>,
 }
 
 impl Horizon {
-    /// The horizon saved in `path`, `None` if there is no file yet.
-    pub(crate) fn load(path: &Path) -> Result<Option<u64>, Error> {
-        file::read(path).map_err(|why| state_error(path, why.to_string()))
-    }
-
-    /// Reserves [`ahead`] past `from` in `path` before anything is issued,
-    /// holding the file's lock from now on (the one the check of this
-    /// start took, if it did).
+    /// Reserves [`ahead`] past `from` in the file of `state` before
+    /// anything is issued, holding the file's lock from now on (the one
+    /// the check of this start took, if it did).
     pub(crate) fn create(
-        path: PathBuf,
+        state: &StatePath,
         from: u64,
         span: u64,
         reserve: u64,
     ) -> Result<Horizon, Error> {
-        let lock = hold(&path, true)?;
+        let lock = hold(state, true)?;
         let horizon = Horizon {
-            path,
+            path: state.file.clone(),
             saved: AtomicU64::new(0),
             rule: Rule::new(span, reserve),
             write: Mutex::new(()),
@@ -77,7 +158,7 @@ impl Horizon {
             failures: AtomicU64::new(0),
             failing: AtomicBool::new(false),
             why: Mutex::new(String::new()),
-            _lock: lock,
+            lock,
         };
         horizon
             .reserve(from)
@@ -119,9 +200,16 @@ impl Horizon {
         if self.saved() >= target {
             return Ok(());
         }
-        self.counted(file::write(&self.path, target))?;
+        self.counted(self.write(target))?;
         self.saved.fetch_max(target, Release);
         Ok(())
+    }
+
+    /// Saves `t`, and locks the new file the save put in place of the old
+    /// one ([`Lock::follow`]).
+    fn write(&self, t: u64) -> io::Result<()> {
+        file::write(&self.path, t)?;
+        self.lock.follow()
     }
 
     /// Writes that succeeded and that failed so far.
@@ -160,45 +248,49 @@ impl Horizon {
     pub(crate) fn finish(&self, t: u64) -> io::Result<()> {
         let _guard = self.write.lock().unwrap_or_else(|e| e.into_inner());
         match t {
-            0 => file::remove(&self.path),
-            t => self.counted(file::write(&self.path, t)),
+            0 => file::remove(&self.path).and_then(|()| self.lock.follow()),
+            t => self.counted(self.write(t)),
         }
     }
 }
 
-/// The lock on a state file's lock file, `FILE.lock` ([`file::Lock`]),
-/// held until this is dropped.
+/// The lock on a state file, on its lock file `FILE.lock` and on the
+/// file itself ([`file::Lock`]), held until this is dropped.
 pub(crate) struct Lock {
-    _held: file::Lock,
+    held: file::Lock,
 }
 
-/// The state-file locks of this process, by lock file. Locks taken through
-/// two opens of one file conflict even within one process, so a start
-/// takes its lock once: its check ([`lock`]) leaves it here as `pending`
-/// (`Config::check` and `run` both check), and [`Horizon::create`] takes
-/// it over. Another server of this process on the same file finds the
-/// lock held, pending or not.
+/// The state-file locks of this process, by the file's [`Key`]. Locks
+/// taken through two opens of one file conflict even within one process,
+/// so a start takes its lock once: its check ([`lock`]) leaves it here as
+/// `pending` (`Config::check` and `run` both check), and
+/// [`Horizon::create`] takes it over. Another server of this process on
+/// the same file finds the lock held, pending or not.
 struct Held {
     pending: Option<Arc<Lock>>,
     lock: Weak<Lock>,
 }
 
-static LOCKS: Mutex<BTreeMap<PathBuf, Held>> = Mutex::new(BTreeMap::new());
+/// A state file, whatever spelling or mount reaches its directory: the
+/// directory's device and inode, and the file's name in it (the path
+/// itself where the directory's cannot be read, or off Unix).
+type Key = (u64, u64, OsString);
 
-/// Takes the lock on the state file `path` for a server about to start, or
-/// finds it taken by an earlier check for the same start: it stays held
-/// for the server's [`Horizon`] (or until the process exits, if no server
+static LOCKS: Mutex<BTreeMap<Key, Held>> = Mutex::new(BTreeMap::new());
+
+/// Takes the lock on the state file for a server about to start, or finds
+/// it taken by an earlier check for the same start: it stays held for the
+/// server's [`Horizon`] (or until the process exits, if no server
 /// follows). Refused while another server, of this process or another,
-/// holds it.
-pub(crate) fn lock(path: &Path) -> Result<(), Error> {
-    hold(path, false).map(drop)
+/// holds it, through whatever name.
+pub(crate) fn lock(state: &StatePath) -> Result<(), Error> {
+    hold(state, false).map(drop)
 }
 
-/// The lock on `path`: a pending one (taken over if `claim`), or a new one
-/// (left pending unless `claim`).
-fn hold(path: &Path, claim: bool) -> Result<Arc<Lock>, Error> {
-    let file = file::lock_path(path);
-    let key = canonical(&file);
+/// The lock on `state`: a pending one (taken over if `claim`), or a new
+/// one (left pending unless `claim`).
+fn hold(state: &StatePath, claim: bool) -> Result<Arc<Lock>, Error> {
+    let key = key(&state.file);
     let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(held) = locks.get_mut(&key) {
         if let Some(lock) = &held.pending {
@@ -209,16 +301,13 @@ fn hold(path: &Path, claim: bool) -> Result<Arc<Lock>, Error> {
             return Ok(lock);
         }
         if held.lock.strong_count() > 0 {
-            return Err(state_error(
-                path,
-                format!(
-                    "another server in this process holds it (the lock on {}); two servers on one state file would hand out the same ids",
-                    file.display()
-                ),
-            ));
+            return Err(state.error(format!(
+                "another server in this process holds it (the lock on {}); two servers on one state file would hand out the same ids",
+                file::lock_path(&state.file).display()
+            )));
         }
     }
-    let lock = Arc::new(Lock::take(path, &file)?);
+    let lock = Arc::new(Lock::take(state)?);
     let pending = (!claim).then(|| Arc::clone(&lock));
     let held = Held {
         pending,
@@ -229,10 +318,11 @@ fn hold(path: &Path, claim: bool) -> Result<Arc<Lock>, Error> {
 }
 
 impl Lock {
-    /// Locks `file`, the lock file of `path`.
-    fn take(path: &Path, file: &Path) -> Result<Lock, Error> {
-        let why = match file::Lock::try_new(path) {
-            Ok(held) => return Ok(Lock { _held: held }),
+    /// Locks the file of `state` and its lock file.
+    fn take(state: &StatePath) -> Result<Lock, Error> {
+        let file = file::lock_path(&state.file);
+        let why = match file::Lock::try_new(&state.file) {
+            Ok(held) => return Ok(Lock { held }),
             Err(LockError::Held { pid }) => {
                 let holder = pid.map_or_else(String::new, |pid| format!(" (process {pid})"));
                 format!(
@@ -240,26 +330,49 @@ impl Lock {
                     file.display()
                 )
             }
+            Err(LockError::FileHeld) => format!(
+                "another server holds {} itself, reached by another name (a hard link?); two servers on one state file would hand out the same ids",
+                state.file.display()
+            ),
             Err(LockError::Open(e)) => {
                 format!("cannot open its lock file {}: {e}", file.display())
             }
             Err(e) => format!("cannot lock {}: {e}", file.display()),
         };
-        Err(state_error(path, why))
+        Err(state.error(why))
+    }
+
+    /// Locks the file a save put in place of the old one, and lets go of
+    /// the old one unless another name still reaches it
+    /// ([`file::Lock::follow`]). The save counts as failed if it cannot:
+    /// a name made for the new file could then start a second server.
+    fn follow(&self) -> io::Result<()> {
+        self.held.follow().map_err(|e| match e {
+            LockError::Open(e) | LockError::Lock(e) => e,
+            e => io::Error::other(format!(
+                "cannot lock {} after saving it: {e}",
+                self.held.path().display()
+            )),
+        })
     }
 }
 
-/// `file` with its directory resolved, so that two spellings of one file
-/// are one key; as it is if the directory cannot be resolved.
-fn canonical(file: &Path) -> PathBuf {
-    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
-        return file.to_owned();
-    };
-    let dir = match dir.as_os_str().is_empty() {
-        true => Path::new("."),
-        false => dir,
-    };
-    fs::canonicalize(dir).map_or_else(|_| file.to_owned(), |dir| dir.join(name))
+/// The [`Key`] of the state file `file` (resolved).
+fn key(file: &Path) -> Key {
+    let whole = || (0, 0, file.as_os_str().to_owned());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+            return whole();
+        };
+        match fs::metadata(dir) {
+            Ok(meta) => (meta.dev(), meta.ino(), name.to_owned()),
+            Err(_) => whole(),
+        }
+    }
+    #[cfg(not(unix))]
+    whole()
 }
 
 fn state_error(path: &Path, why: String) -> Error {
@@ -305,6 +418,21 @@ mod tests {
         }
     }
 
+    /// The horizon in the state file `path` names.
+    fn load(path: &Path) -> Result<Option<u64>, Error> {
+        StatePath::resolve(path)?.load()
+    }
+
+    /// [`Horizon::create`] on the state file `path` names.
+    fn create(path: &Path, from: u64, span: u64, reserve: u64) -> Result<Horizon, Error> {
+        Horizon::create(&StatePath::resolve(path)?, from, span, reserve)
+    }
+
+    /// [`lock`] on the state file `path` names.
+    fn lock_at(path: &Path) -> Result<(), Error> {
+        lock(&StatePath::resolve(path)?)
+    }
+
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("kguid-horizon-{}-{name}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
@@ -315,18 +443,18 @@ mod tests {
     fn saves_ahead_and_loads_back() {
         let path = temp("ahead");
         let _ = fs::remove_file(&path);
-        assert_eq!(Horizon::load(&path).unwrap(), None);
-        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
-        assert_eq!(Horizon::load(&path).unwrap(), Some(1_500));
+        assert_eq!(load(&path).unwrap(), None);
+        let h = create(&path, 1_000, 10, 500).unwrap();
+        assert_eq!(load(&path).unwrap(), Some(1_500));
         assert_eq!(h.cap(), 1_490);
         assert!(!h.needs(1_490));
         assert!(h.needs(1_491));
         h.reserve(1_200).unwrap();
         assert_eq!(h.saved(), 1_700);
         h.reserve(100).unwrap(); // never moves back while serving
-        assert_eq!(Horizon::load(&path).unwrap(), Some(1_700));
+        assert_eq!(load(&path).unwrap(), Some(1_700));
         h.finish(1_234).unwrap();
-        assert_eq!(Horizon::load(&path).unwrap(), Some(1_234));
+        assert_eq!(load(&path).unwrap(), Some(1_234));
     }
 
     #[test]
@@ -353,22 +481,19 @@ mod tests {
             b"99999999999999999999999\n",
         ] {
             fs::write(&path, bad).unwrap();
-            assert!(
-                matches!(Horizon::load(&path), Err(Error::State { .. })),
-                "{bad:?}"
-            );
+            assert!(matches!(load(&path), Err(Error::State { .. })), "{bad:?}");
         }
         fs::write(&path, "42\n").unwrap();
-        assert_eq!(Horizon::load(&path).unwrap(), Some(42));
+        assert_eq!(load(&path).unwrap(), Some(42));
         fs::write(&path, "18446744073709551615\n").unwrap();
-        assert_eq!(Horizon::load(&path).unwrap(), Some(u64::MAX));
+        assert_eq!(load(&path).unwrap(), Some(u64::MAX));
     }
 
     /// Only a short regular file is read.
     #[test]
     fn reads_only_a_short_regular_file() {
         let path = temp("kinds");
-        let why = |p: &Path| match Horizon::load(p) {
+        let why = |p: &Path| match load(p) {
             Err(Error::State { why, .. }) => why,
             r => panic!("{:?}", r.map_err(|e| e.to_string())),
         };
@@ -387,10 +512,10 @@ mod tests {
     #[test]
     fn nothing_issued_leaves_no_file() {
         let path = temp("nothing");
-        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        let h = create(&path, 1_000, 10, 500).unwrap();
         assert!(path.exists());
         h.finish(0).unwrap();
-        assert_eq!(Horizon::load(&path).unwrap(), None);
+        assert_eq!(load(&path).unwrap(), None);
         h.finish(0).unwrap();
     }
 
@@ -401,9 +526,9 @@ mod tests {
     fn one_server_per_state_file() {
         let path = temp("locked");
         let again = path.parent().unwrap().join(".").join("state");
-        lock(&path).unwrap(); // Config::check
-        lock(&again).unwrap(); // and run's own check
-        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        lock_at(&path).unwrap(); // Config::check
+        lock_at(&again).unwrap(); // and run's own check
+        let h = create(&path, 1_000, 10, 500).unwrap();
         let refused = |r: Result<(), Error>| match r {
             Err(e @ Error::State { .. }) => assert!(
                 e.to_string().contains("another server in this process"),
@@ -411,8 +536,8 @@ mod tests {
             ),
             r => panic!("{:?}", r.map_err(|e| e.to_string())),
         };
-        refused(lock(&path));
-        refused(Horizon::create(again.clone(), 1_000, 10, 500).map(drop));
+        refused(lock_at(&path));
+        refused(create(&again, 1_000, 10, 500).map(drop));
         let other = File::options()
             .read(true)
             .write(true)
@@ -420,11 +545,47 @@ mod tests {
             .unwrap();
         assert!(!try_lock(&other).unwrap());
         drop(h);
-        let h = Horizon::create(path.clone(), 1_000, 10, 500).unwrap();
+        let h = create(&path, 1_000, 10, 500).unwrap();
         assert!(!try_lock(&other).unwrap());
         drop(h);
         assert!(try_lock(&other).unwrap());
         drop(other);
-        lock(&path).unwrap();
+        lock_at(&path).unwrap();
+    }
+
+    /// The file another name leads to is the same file, held: through a
+    /// symbolic link (resolved: the same lock in this process) and through
+    /// a hard link (the file's own lock); a link to no file is refused,
+    /// and saves through a link go to the file it points to.
+    #[test]
+    fn one_server_per_state_file_under_every_name() {
+        let path = temp("names");
+        let dir = path.parent().unwrap();
+        let _ = fs::remove_file(&path);
+        let link = dir.join("link");
+        let _ = fs::remove_file(&link);
+        std::os::unix::fs::symlink("state", &link).unwrap();
+        let why = |r: Result<(), Error>| match r {
+            Err(Error::State { why, .. }) => why,
+            r => panic!("{:?}", r.map_err(|e| e.to_string())),
+        };
+        assert!(why(lock_at(&link)).contains("leads to no file"));
+        fs::write(&path, "1000\n").unwrap();
+        let h = create(&link, 1_000, 10, 500).unwrap();
+        assert_eq!(h.path(), fs::canonicalize(&path).unwrap());
+        assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(load(&path).unwrap(), Some(1_500));
+        assert!(why(lock_at(&path)).contains("another server in this process"));
+        let hard = dir.join("hard");
+        let _ = fs::remove_file(&hard);
+        fs::hard_link(&path, &hard).unwrap();
+        assert!(why(lock_at(&hard)).contains("reached by another name"));
+        // A save leaves the hard link on the earlier file, still held.
+        h.reserve(2_000).unwrap();
+        assert_ne!(fs::read(&hard).unwrap(), fs::read(&path).unwrap());
+        assert!(why(lock_at(&hard)).contains("reached by another name"));
+        drop(h);
+        lock_at(&hard).unwrap();
+        fs::remove_file(&hard).unwrap();
     }
 }

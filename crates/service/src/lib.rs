@@ -52,6 +52,8 @@ mod connection;
 #[cfg(feature = "server")]
 mod error;
 #[cfg(feature = "server")]
+mod flag_file;
+#[cfg(feature = "server")]
 mod gate;
 #[cfg(feature = "server")]
 mod horizon;

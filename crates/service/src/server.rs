@@ -152,12 +152,7 @@ async fn serve(
         global,
         v3,
         sno,
-    } = bounds::clocks(
-        &ids,
-        &time_bounds,
-        lease_config.is_some(),
-        checked.not_before,
-    )?;
+    } = bounds::clocks(&ids, &time_bounds, lease_config.is_some(), &checked)?;
     if http_on && let Err(why) = sno.generator() {
         warn!(node = ids.node, "{why}");
     }

@@ -2,13 +2,16 @@
 //! opens: exit code 2 and one line on stderr naming the flag.
 //!
 //! The binary runs on addresses this test holds: had it tried to listen
-//! first, it would fail there instead (exit 1, "listen on ...").
+//! first, it would fail there instead (exit 1, "listen on ..."). Its
+//! address space is capped (a binary that read a file without bound fails
+//! there) and it is killed after 10 s.
 
 mod common;
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{run_held_with, temp_dir};
+use common::{ChildServer, ask, raw, run_held_via, temp_dir};
 
 /// Runs the binary with `args`, expects the refusal, returns its line.
 fn refused(args: &[&str]) -> String {
@@ -17,12 +20,18 @@ fn refused(args: &[&str]) -> String {
 
 /// [`refused`] with `env` set.
 fn refused_with(args: &[&str], env: &[(&str, &str)]) -> String {
-    let (code, err) = run_held_with(args, env);
-    assert_eq!(code, Some(2), "{args:?}: {err}");
+    refused_via(&[], args, env).0
+}
+
+/// [`refused_with`] through the command `wrapper` ([`run_held_via`]); also
+/// returns how long the binary ran.
+fn refused_via(wrapper: &[&str], args: &[&str], env: &[(&str, &str)]) -> (String, Duration) {
+    let (code, err, took) = run_held_via(wrapper, args, env);
+    assert_eq!(code, Some(2), "{args:?}: after {took:?}: {err}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: one line, not {err:?}");
     assert!(!err.contains("listen"), "{args:?}: {err}");
-    lines[0].to_owned()
+    (lines[0].to_owned(), took)
 }
 
 fn now_ms() -> u64 {
@@ -268,4 +277,149 @@ fn good_settings_start() {
     assert_eq!(common::ask(&mut s, 255).len(), 255);
     drop(s);
     assert!(server.terminate().success());
+}
+
+/// The (device, inode) of the file `path` names.
+fn inode(path: &Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap();
+    (meta.dev(), meta.ino())
+}
+
+/// Whether this test may bind-mount a directory in a mount namespace of
+/// its own (`unshare -m`, as root or with user namespaces).
+fn can_bind(from: &Path, to: &Path) -> bool {
+    std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", r#"mount --bind "$0" "$1""#])
+        .args([from, to])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Two servers on one state file and node would hand out the same ids,
+/// whatever name each reaches it by. While a server holds `dir/state`, a
+/// second is refused on a symbolic link to it, on a hard link to it (one
+/// made while the first runs, and one its saves have since left on an
+/// earlier version of the file), on a path through `..` and on another
+/// mount of its directory (a bind, where this test can make one).
+#[test]
+fn the_state_file_under_another_name_is_refused_while_a_server_holds_it() {
+    let dir = temp_dir("startup-alias");
+    let state = dir.join("state");
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::fs::create_dir(dir.join("other")).unwrap();
+    let mut first = ChildServer::binary(
+        &["-d", "1", "-w", "1", "--state", state.to_str().unwrap()],
+        |_| {},
+    );
+    assert_eq!(ask(&mut raw(first.addr), 10).len(), 10);
+    let held = |alias: &Path| {
+        let alias = alias.to_str().unwrap();
+        let (line, _) = refused_via(&[], &["-d", "1", "-w", "1", "--state", alias], &[]);
+        assert!(
+            line.starts_with(&format!("error: --state {alias}: ")),
+            "{line}"
+        );
+        assert!(line.contains("another server"), "{alias}: {line}");
+    };
+
+    let link = dir.join("other").join("link");
+    std::os::unix::fs::symlink(&state, &link).unwrap();
+    held(&link);
+    let relative = dir.join("relative");
+    std::os::unix::fs::symlink("state", &relative).unwrap();
+    held(&relative);
+    held(&dir.join("sub").join("..").join("state"));
+    let hard = dir.join("other").join("hard");
+    std::fs::hard_link(&state, &hard).unwrap();
+    held(&hard);
+    // The first server saves a new version of the file (a rename over
+    // it) as its ids move on: the hard link is left on the earlier one,
+    // which it still holds.
+    common::eventually(Duration::from_secs(30), "a save of the state file", || {
+        ask(&mut raw(first.addr), 10);
+        (inode(&state) != inode(&hard)).then_some(())
+    });
+    held(&hard);
+    held(&link);
+
+    let bound = dir.join("bound");
+    std::fs::create_dir(&bound).unwrap();
+    if can_bind(&dir, &bound) {
+        let script = r#"mount --bind "$0" "$1" && shift && exec "$@""#;
+        let (from, to) = (dir.to_str().unwrap(), bound.to_str().unwrap());
+        let alias = bound.join("state");
+        let alias = alias.to_str().unwrap();
+        let (line, _) = refused_via(
+            &["unshare", "-m", "sh", "-c", script, from, to],
+            &["-d", "1", "-w", "1", "--state", alias],
+            &[],
+        );
+        assert!(line.contains("another server"), "{alias}: {line}");
+    } else {
+        eprintln!("no bind mount here (unshare -m): its case skipped");
+    }
+
+    // The refused ones took nothing from the first.
+    assert_eq!(ask(&mut raw(first.addr), 10).len(), 10);
+    assert!(first.terminate().success());
+}
+
+/// A `--state` link to a file that is not there (its volume not mounted,
+/// say) is no first start: refused, naming the flag, and nothing is
+/// created, neither where it points nor beside it; the link is left as it
+/// is.
+#[test]
+fn a_state_link_to_nothing_is_refused() {
+    let dir = temp_dir("startup-dangling");
+    let link = dir.join("link");
+    for target in [dir.join("missing"), dir.join("unmounted").join("state")] {
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let path = link.to_str().unwrap();
+        let line = refused(&["--state", path]);
+        assert!(
+            line.starts_with(&format!("error: --state {path}: ")),
+            "{line}"
+        );
+        assert!(line.contains(target.to_str().unwrap()), "{line}");
+        assert_eq!(std::fs::read_link(&link).unwrap(), target);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["link"], "{target:?}");
+    }
+}
+
+/// A state file reached through a symbolic link is saved where the link
+/// points: the link stays a link (a save's rename over the link itself
+/// would replace it with a file of its own, off the volume it pointed to).
+#[test]
+fn a_state_file_through_a_link_is_saved_where_the_link_points() {
+    let dir = temp_dir("startup-link");
+    std::fs::create_dir(dir.join("volume")).unwrap();
+    let state = dir.join("volume").join("state");
+    let before = now_ms() * 1_000_000;
+    std::fs::write(&state, format!("{before}\n")).unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&state, &link).unwrap();
+    let mut server = ChildServer::binary(&["--state", link.to_str().unwrap()], |_| {});
+    assert_eq!(ask(&mut raw(server.addr), 10).len(), 10);
+    assert!(server.terminate().success());
+    assert_eq!(std::fs::read_link(&link).unwrap(), state);
+    let after: u64 = std::fs::read_to_string(&state)
+        .unwrap()
+        .trim_end()
+        .parse()
+        .unwrap();
+    assert!(after > before, "{after} <= {before}");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["link", "volume"]);
 }

@@ -7,56 +7,20 @@
 
 mod common;
 
-use std::net::TcpListener;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{ChildServer, ask, raw, temp_dir};
 
-/// The address space a refused server may use: a server that reads a file
-/// without bound fails here instead of taking the machine's memory.
-const MEMORY: u64 = 2 << 30;
-
 /// Runs the binary with `--state state` on addresses this process holds
 /// (had it listened, it would fail there: exit 1, "listen on"), its address
-/// space capped at [`MEMORY`] and killed after 10 s; expects the refusal
-/// and returns its one line and how long the binary ran.
+/// space capped and killed after 10 s ([`common::run_held_via`]); expects
+/// the refusal and returns its one line and how long the binary ran.
 fn refused(state: &Path) -> (String, Duration) {
-    let flake = TcpListener::bind("127.0.0.1:0").unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_guid-serve"));
-    cmd.args(["-l", &flake.local_addr().unwrap().to_string()])
-        .arg("--state")
-        .arg(state)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe, and only the child's limit
-    // changes.
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: MEMORY,
-                rlim_max: MEMORY,
-            };
-            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
-                0 => Ok(()),
-                _ => Err(std::io::Error::last_os_error()),
-            }
-        });
-    }
-    let started = Instant::now();
-    let mut child = cmd.spawn().expect("spawn guid-serve");
-    let (status, err) = common::exit_and_stderr(&mut child);
-    let took = started.elapsed();
-    drop(flake);
-    let what = format!("--state {}", state.display());
-    assert_eq!(
-        status.and_then(|s| s.code()),
-        Some(2),
-        "{what}: {status:?} after {took:?}: {err}"
-    );
+    let path = state.to_str().unwrap();
+    let (code, err, took) = common::run_held_via(&[], &["--state", path], &[]);
+    let what = format!("--state {path}");
+    assert_eq!(code, Some(2), "{what}: after {took:?}: {err}");
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "{what}: one line, not {err:?}");
     assert!(
@@ -128,6 +92,23 @@ fn saves_never_write_through_a_fixed_temporary_file() {
         .collect();
     names.sort();
     assert_eq!(names, ["state", "state.lock", "state.tmp", "victim"]);
+}
+
+/// The lock file is never written through a link: a `state.lock` that
+/// links to another file is refused, and that file left as it is.
+#[test]
+fn the_lock_file_is_never_written_through_a_link() {
+    let dir = temp_dir("state-file-lock-link");
+    let state = dir.join("state");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "not the server's\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("state.lock")).unwrap();
+    let (line, _) = refused(&state);
+    assert!(line.contains("state.lock"), "{line}");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not the server's\n"
+    );
 }
 
 /// A device, a FIFO or a directory is no state file: refused at once,

@@ -452,24 +452,65 @@ pub fn run_held(args: &[&str]) -> (Option<i32>, String) {
 
 /// [`run_held`] with `env` set for the binary.
 pub fn run_held_with(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let (code, err, _) = run_held_via(&[], args, env);
+    (code, err)
+}
+
+/// The address space a binary run by [`run_held`] may use: one that reads
+/// a file without bound fails there instead of taking the machine's
+/// memory.
+pub const MEMORY: u64 = 2 << 30;
+
+/// [`run_held_with`] through the command `wrapper` (the binary's path and
+/// its arguments follow it; none: the binary itself), its address space
+/// capped at [`MEMORY`]; also returns how long it ran.
+pub fn run_held_via(
+    wrapper: &[&str],
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, Duration) {
+    use std::os::unix::process::CommandExt;
     let flake = TcpListener::bind("127.0.0.1:0").unwrap();
     let global = TcpListener::bind("127.0.0.1:0").unwrap();
     let (f, g) = (
         flake.local_addr().unwrap().to_string(),
         global.local_addr().unwrap().to_string(),
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
-        .args(["-l", &f, "--listen-g", &g])
+    let binary = env!("CARGO_BIN_EXE_guid-serve");
+    let mut cmd = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut cmd = Command::new(program);
+            cmd.args(rest).arg(binary);
+            cmd
+        }
+        None => Command::new(binary),
+    };
+    cmd.args(["-l", &f, "--listen-g", &g])
         .args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn guid-serve");
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe, and only the child's limit
+    // changes.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: MEMORY,
+                rlim_max: MEMORY,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let started = std::time::Instant::now();
+    let mut child = cmd.spawn().expect("spawn guid-serve");
     let (status, out) = exit_and_stderr(&mut child);
+    let took = started.elapsed();
     drop((flake, global));
-    (status.and_then(|s| s.code()), out)
+    (status.and_then(|s| s.code()), out, took)
 }
 
 impl Drop for ChildServer {
