@@ -1,7 +1,7 @@
 //! `guid serve` flags, as noeqd users type them, and its `main`.
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -11,6 +11,8 @@ use tracing::{error, info, warn};
 
 use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
 use crate::error::Error;
+use crate::flag_file;
+use crate::protocol::MAX_TOKEN;
 use crate::server::run;
 
 /// The flags of `guid serve` (noeqd's `-l`, `-d`, `-w`, `-t`, and more).
@@ -119,9 +121,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
 
-    /// Read the token from this file instead of NOEQ_TOKEN (one trailing
-    /// newline is dropped; an empty token is refused, as is an empty
-    /// NOEQ_TOKEN).
+    /// Read the token from this file instead of NOEQ_TOKEN: a regular
+    /// file, its one trailing LF or CRLF dropped (an empty token is
+    /// refused, as is an empty NOEQ_TOKEN).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
 
@@ -240,23 +242,7 @@ impl ServeArgs {
             ));
         }
         let token = match &self.token_file {
-            Some(path) => {
-                let mut t = std::fs::read(path)
-                    .map_err(|e| Error::io(format!("--token-file {}", path.display()), e))?;
-                if t.last() == Some(&b'\n') {
-                    t.pop();
-                    if t.last() == Some(&b'\r') {
-                        t.pop();
-                    }
-                }
-                if t.is_empty() {
-                    return fail(format!(
-                        "--token-file {} holds no token: auth would be off",
-                        path.display()
-                    ));
-                }
-                Some(t)
-            }
+            Some(path) => Some(read_token(path)?),
             None => std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes()),
         };
         if token.as_ref().is_some_and(Vec::is_empty) {
@@ -292,6 +278,31 @@ impl ServeArgs {
             ..Config::default()
         })
     }
+}
+
+/// The token in the file `--token-file` names: a regular file of at most
+/// [`MAX_TOKEN`] bytes and one line ending, which is dropped (`\n` or
+/// `\r\n`, once; nothing else is). Anything else is refused unread (a
+/// device may have no end, a FIFO no writer), as is a file that holds no
+/// token.
+fn read_token(path: &Path) -> Result<Vec<u8>, Error> {
+    let fail = |why: &str| Error::Config(format!("--token-file {}: {why}", path.display()));
+    let expected = format!("a token is at most {MAX_TOKEN} bytes and one line ending");
+    let max = MAX_TOKEN as u64 + 2;
+    let mut t = match flag_file::read(path, max, &expected) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Err(fail("no such file")),
+        Err(why) => return Err(fail(&why)),
+    };
+    if t.ends_with(b"\r\n") {
+        t.truncate(t.len() - 2);
+    } else if t.ends_with(b"\n") {
+        t.pop();
+    }
+    if t.is_empty() {
+        return Err(fail("holds no token: auth would be off"));
+    }
+    Ok(t)
 }
 
 impl ServeArgs {

@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::io::{Read, Write};
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -210,7 +211,7 @@ fn an_empty_token_is_refused_rather_than_auth_turned_off() {
         let path = path.to_str().unwrap();
         let line = refused(&["--token-file", path]);
         assert!(
-            line.starts_with(&format!("error: --token-file {path} ")),
+            line.starts_with(&format!("error: --token-file {path}: holds no token")),
             "{line}"
         );
     }
@@ -422,4 +423,53 @@ fn a_state_file_through_a_link_is_saved_where_the_link_points() {
         .collect();
     names.sort();
     assert_eq!(names, ["link", "volume"]);
+}
+
+/// A token file is a small regular file: a device (`/dev/zero` has no
+/// end), a FIFO (no writer), a directory or a file longer than any token
+/// is refused at once, unread, naming the flag.
+#[test]
+fn token_files_that_are_not_small_regular_files_are_refused() {
+    let dir = temp_dir("startup-token-kinds");
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string for a path in our directory.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let long = dir.join("long");
+    std::fs::write(&long, vec![b'x'; 1_000_000]).unwrap();
+    for (path, what) in [
+        (Path::new("/dev/zero"), "character device"),
+        (&fifo, "FIFO"),
+        (&dir, "directory"),
+        (&long, "1000000 bytes"),
+    ] {
+        let path = path.to_str().unwrap();
+        let (line, took) = refused_via(&[], &["--token-file", path], &[]);
+        assert!(
+            line.starts_with(&format!("error: --token-file {path}: ")),
+            "{line}"
+        );
+        assert!(line.contains(what), "{line}");
+        assert!(took < Duration::from_secs(5), "{line}: {took:?}");
+    }
+}
+
+/// A token file's line ending, LF or CRLF, is not part of the token: a
+/// client sending the token alone gets its ids.
+#[test]
+fn a_token_file_s_line_ending_is_not_part_of_the_token() {
+    let dir = temp_dir("startup-token-crlf");
+    let token = dir.join("token");
+    for body in ["s3cret", "s3cret\n", "s3cret\r\n"] {
+        std::fs::write(&token, body).unwrap();
+        let mut server = ChildServer::binary(&["--token-file", token.to_str().unwrap()], |_| {});
+        let mut s = raw(server.addr);
+        let mut frame = kguid_service::protocol::auth_preamble(b"s3cret").unwrap();
+        frame.push(3);
+        s.write_all(&frame).unwrap();
+        let mut ids = [0u8; 24];
+        let read = s.read_exact(&mut ids);
+        assert!(read.is_ok(), "{body:?}: {read:?}");
+        assert!(server.terminate().success());
+    }
 }
