@@ -125,7 +125,8 @@ pub fn room<T: Clone>(n: usize, value: T) -> PyResult<Vec<T>> {
 
 /// A list of `n` new Python objects of the ids `fill` makes (one of the
 /// crate's fills: consecutive ids from one read of the time), each
-/// wrapped by `wrap`.
+/// wrapped by `wrap`; a clock with too few ids left raises (see
+/// [`no_panic`](crate::errors::no_panic)).
 pub fn batch<'py, T: guid::Id + Copy, W: Fast>(
     py: Python<'py>,
     n: usize,
@@ -133,7 +134,7 @@ pub fn batch<'py, T: guid::Id + Copy, W: Fast>(
     wrap: fn(T) -> W,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut ids = room(n, T::MIN)?;
-    fill(&mut ids);
+    crate::errors::no_panic(|| fill(&mut ids))?;
     let ids = &ids[..];
     let Some(layout) = layout::<W>(py) else {
         let objects = ids

@@ -13,9 +13,9 @@ use guid::{ForkGuard, Id};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::convert::time_arg;
-use crate::errors::{err, forked};
-use crate::ids::{Drift, Guid, Luid, V3Drift, V3Guid, V3Luid, Xuid};
+use crate::convert::{Int, Time};
+use crate::errors::{Limit, err, forked, no_panic};
+use crate::ids::{BATCH, Drift, Guid, Luid, NODE32, NODE58, V3Drift, V3Guid, V3Luid, Xuid};
 
 /// The guards of the process-wide clocks, made beside them at import:
 /// `Some` where `CONFIG_GUID_NODE_ID` chose the node.
@@ -59,28 +59,36 @@ pub fn check_global_v3() -> PyResult<()> {
 #[pyclass(frozen, module = "kguid", name = "MockTime")]
 pub struct MockTime(pub guid::MockTime);
 
+/// An `ns` argument of a `MockTime`: `0..2**64` nanoseconds.
+fn ns_arg(ns: &Int) -> PyResult<u64> {
+    ns.fit(Limit::Range("ns", 0, u64::MAX.into()))
+}
+
 #[pymethods]
 impl MockTime {
     /// A source that reads `ns` Unix nanoseconds until moved.
     #[new]
-    #[pyo3(signature = (ns = 0))]
-    fn new(ns: u64) -> Self {
-        MockTime(guid::MockTime::new(ns))
+    #[pyo3(signature = (ns = Int::ZERO), text_signature = "(ns=0)")]
+    fn new(ns: Int) -> PyResult<Self> {
+        Ok(MockTime(guid::MockTime::new(ns_arg(&ns)?)))
     }
 
     /// Sets the time (Unix nanoseconds).
-    fn set(&self, ns: u64) {
-        self.0.set(ns);
+    fn set(&self, ns: Int) -> PyResult<()> {
+        self.0.set(ns_arg(&ns)?);
+        Ok(())
     }
 
     /// Moves the time forward by `ns` (saturating).
-    fn advance(&self, ns: u64) {
-        self.0.advance(ns);
+    fn advance(&self, ns: Int) -> PyResult<()> {
+        self.0.advance(ns_arg(&ns)?);
+        Ok(())
     }
 
     /// Moves the time back by `ns` (saturating at 0).
-    fn step_back(&self, ns: u64) {
-        self.0.step_back(ns);
+    fn step_back(&self, ns: Int) -> PyResult<()> {
+        self.0.step_back(ns_arg(&ns)?);
+        Ok(())
     }
 
     /// The time it reads, in Unix nanoseconds.
@@ -107,9 +115,10 @@ macro_rules! configure {
             b = b.inverse();
         }
         if let Some(t) = $not_before {
-            b = b.not_before(time_arg(t)?).map_err(err)?;
+            b = b.not_before(t.system("not_before")?).map_err(err)?;
         }
         if let Some(s) = $restore {
+            let s = s.fit::<u64>(Limit::Range("restore", 0, u64::MAX.into()))?;
             b = b.restore(guid::Snapshot::try_from(s).map_err(err)?);
         }
         b
@@ -146,14 +155,15 @@ impl V2Clock {
     #[new]
     #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
     fn new(
-        node: Option<u32>,
+        node: Option<Int>,
         drift: Option<&Bound<'_, PyAny>>,
         ticker: bool,
         inverse: bool,
         time: Option<PyRef<'_, MockTime>>,
-        not_before: Option<&Bound<'_, PyAny>>,
-        restore: Option<u64>,
+        not_before: Option<Time>,
+        restore: Option<Int>,
     ) -> PyResult<Self> {
+        let node = node.map(|n| n.fit::<u32>(NODE32)).transpose()?;
         let mut b = guid::Clock::builder().drift(Drift::arg(drift)?);
         if let Some(node) = node {
             b = b.node(node);
@@ -168,24 +178,26 @@ impl V2Clock {
     /// A new global id.
     fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.check()?;
-        crate::alloc::object(py, Guid(self.inner.g()))
+        crate::alloc::object(py, Guid(no_panic(|| self.inner.g())?))
     }
 
     /// A new local id.
     fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.check()?;
-        crate::alloc::object(py, Luid(self.inner.l()))
+        crate::alloc::object(py, Luid(no_panic(|| self.inner.l())?))
     }
 
     /// `n` consecutive global ids from one read of the time (`fill`).
-    fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
+        let n = n.fit(BATCH)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill(ids), Guid)
     }
 
     /// `n` consecutive local ids from one read of the time (`fill_l`).
-    fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
+        let n = n.fit(BATCH)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), Luid)
     }
 
@@ -259,14 +271,15 @@ impl V3Clock {
     #[new]
     #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
     fn new(
-        node: Option<u64>,
+        node: Option<Int>,
         drift: Option<&Bound<'_, PyAny>>,
         ticker: bool,
         inverse: bool,
         time: Option<PyRef<'_, MockTime>>,
-        not_before: Option<&Bound<'_, PyAny>>,
-        restore: Option<u64>,
+        not_before: Option<Time>,
+        restore: Option<Int>,
     ) -> PyResult<Self> {
+        let node = node.map(|n| n.fit::<u64>(NODE58)).transpose()?;
         let mut b = guid::v3::Clock::builder().drift(V3Drift::arg(drift)?);
         if let Some(node) = node {
             b = b.node(node).map_err(err)?;
@@ -281,36 +294,39 @@ impl V3Clock {
     /// A new global id.
     fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.check()?;
-        crate::alloc::object(py, V3Guid(self.inner.g()))
+        crate::alloc::object(py, V3Guid(no_panic(|| self.inner.g())?))
     }
 
     /// A new local id.
     fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.check()?;
-        crate::alloc::object(py, V3Luid(self.inner.l()))
+        crate::alloc::object(py, V3Luid(no_panic(|| self.inner.l())?))
     }
 
     /// A new 128-bit id.
     fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.check()?;
-        crate::alloc::object(py, Xuid(self.inner.x()))
+        crate::alloc::object(py, Xuid(no_panic(|| self.inner.x())?))
     }
 
     /// `n` consecutive global ids from one read of the time.
-    fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
+        let n = n.fit(BATCH)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill(ids), V3Guid)
     }
 
     /// `n` consecutive local ids from one read of the time.
-    fn batch_l<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
+        let n = n.fit(BATCH)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), V3Luid)
     }
 
     /// `n` consecutive 128-bit ids from one read of the time.
-    fn batch_x<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+    fn batch_x<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
+        let n = n.fit(BATCH)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_x(ids), Xuid)
     }
 

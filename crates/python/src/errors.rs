@@ -1,6 +1,13 @@
 //! The crate's [`guid::Error`] as Python exceptions: `kguid.Error`, a
 //! `ValueError`, and one subclass for each [`ErrorKind`], with the crate's
 //! message and the kind's fields as attributes.
+//!
+//! The same exceptions serve the arguments the crate never sees: an
+//! integer its Rust type does not hold gets the error of the argument's
+//! kind ([`Limit`]: a part, a setting, an id's value, a cell), with the
+//! value as given; a JSON text the crate's reader refuses and a clock
+//! with no id left are `kguid.Error` with the kinds `"Json"` and
+//! `"UsedUp"`.
 
 use guid::ErrorKind;
 use pyo3::IntoPyObjectExt;
@@ -12,7 +19,7 @@ pyo3::create_exception!(
     kguid,
     Error,
     PyValueError,
-    "An id, a drift, a part or a setting that the crate rejects. Its message is the crate's; `kind` names the reason (`\"Length\"`, `\"Char\"`, ...) and the reason's fields are attributes (`expected`, `found`, `byte`, `index`, ...)."
+    "An id, a drift, a part or a setting that the crate rejects. Its message is the crate's; `kind` names the reason (`\"Length\"`, `\"Char\"`, ...; `\"Json\"` for a JSON text the crate's reader refuses, `\"UsedUp\"` for a clock with no id left) and the reason's fields are attributes (`expected`, `found`, `byte`, `index`, ...)."
 );
 pyo3::create_exception!(
     kguid,
@@ -48,7 +55,7 @@ pyo3::create_exception!(
     kguid,
     PartError,
     Error,
-    "A part (`name`) larger than its field: `value` past `max`."
+    "A part (`name`) outside its field: `value` not in 0..=`max`."
 );
 pyo3::create_exception!(
     kguid,
@@ -179,15 +186,160 @@ pub fn err(e: guid::Error) -> PyErr {
             ),
             _ => (Error::new_err(message), "Other", vec![]),
         };
-        let value = err.value(py);
-        // Attributes of a fresh exception object: setting them cannot fail
-        // but for memory, and then the exception is still the right one.
-        let _ = value.setattr("kind", name);
-        for (field, v) in fields {
-            let _ = value.setattr(field, v);
-        }
-        err
+        with_fields(py, err, name, fields)
     })
+}
+
+/// `err` with `kind` and the fields set as attributes.
+fn with_fields(py: Python<'_>, err: PyErr, kind: &str, fields: Vec<(&str, Py<PyAny>)>) -> PyErr {
+    let value = err.value(py);
+    // Attributes of a fresh exception object: setting them cannot fail
+    // but for memory, and then the exception is still the right one.
+    let _ = value.setattr("kind", kind);
+    for (field, v) in fields {
+        let _ = value.setattr(field, v);
+    }
+    err
+}
+
+/// Where an integer argument's values end, for one its Rust type does not
+/// hold (negative, or past the type's maximum), which the crate therefore
+/// never sees: the kind of error the crate gives the argument's values out
+/// of range, and the range.
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    /// A part of an id (`PartError`): `name` in `0..=max`.
+    Part(&'static str, u64),
+    /// A setting (`RangeError`): `name` in `min..=max`.
+    Range(&'static str, i128, i128),
+    /// An id's value (`TooWideError`): the id type's name and its width in
+    /// bits.
+    Wide(&'static str, u32),
+    /// A cell width of `split`/`fold` (`CellWidthError`), 1..=8.
+    CellWidth,
+    /// A cell of `fold` (`CellError`), at its index.
+    Cell(usize),
+}
+
+impl Limit {
+    /// The limit that the crate's error `probe` states (its kind, name and
+    /// bounds): the crate's answer for a value past an argument's range,
+    /// asked once with such a value, for the argument's values that the
+    /// crate cannot be given. `fallback` if the crate answered otherwise.
+    pub fn stated<T>(probe: guid::Result<T>, fallback: Limit) -> Limit {
+        match probe.map_err(|e| e.kind()) {
+            Err(ErrorKind::Part { name, max, .. }) => Limit::Part(name, max),
+            Err(ErrorKind::Range { name, min, max, .. }) => {
+                Limit::Range(name, min.into(), max.into())
+            }
+            _ => fallback,
+        }
+    }
+}
+
+/// The exception of an integer argument `value` out of its `limit`, in
+/// the crate's words for the kind, `note` after them (may be empty).
+#[cold]
+pub fn beyond(limit: Limit, value: &Bound<'_, PyAny>, note: &str) -> PyErr {
+    let py = value.py();
+    let v = value.clone().unbind();
+    let (err, name, fields): (PyErr, &str, Vec<(&str, Py<PyAny>)>) = match limit {
+        Limit::Part(name, max) => (
+            PartError::new_err(format!("{name} {value} is out of range 0..={max}{note}")),
+            "Part",
+            vec![
+                ("name", text(py, name)),
+                ("value", v),
+                ("max", int(py, max)),
+            ],
+        ),
+        Limit::Range(name, min, max) => (
+            RangeError::new_err(format!("{name} {value} is outside {min}..={max}{note}")),
+            "Range",
+            vec![
+                ("name", text(py, name)),
+                ("value", v),
+                ("min", int(py, min)),
+                ("max", int(py, max)),
+            ],
+        ),
+        Limit::Wide(id, bits) => (
+            TooWideError::new_err(format!(
+                "invalid {id}: value {value} does not fit {bits} bits (0..2**{bits}){note}"
+            )),
+            "Overflow",
+            vec![("bits", int(py, bits))],
+        ),
+        Limit::CellWidth => (
+            CellWidthError::new_err(format!("cell width {value} is outside 1..=8{note}")),
+            "CellWidth",
+            vec![("width", v)],
+        ),
+        Limit::Cell(index) => (
+            CellError::new_err(format!(
+                "cell {index} value {value} is wider than the cell width{note}"
+            )),
+            "Cell",
+            vec![("value", v), ("index", int(py, index))],
+        ),
+    };
+    with_fields(py, err, name, fields)
+}
+
+/// The `LayoutError` of bit widths not all of which are `u32`s, in the
+/// crate's words.
+#[cold]
+pub fn layout(widths: [&Bound<'_, PyAny>; 3]) -> PyErr {
+    let py = widths[0].py();
+    let [time, node, seq] = widths;
+    let err = LayoutError::new_err(format!(
+        "invalid layout {time}/{node}/{seq}: needs time + node + seq = 63 bits, each at least 1"
+    ));
+    let fields = vec![
+        ("time", time.clone().unbind()),
+        ("node", node.clone().unbind()),
+        ("seq", seq.clone().unbind()),
+    ];
+    with_fields(py, err, "Layout", fields)
+}
+
+/// A JSON text that the crate's serde reader refuses (`what` names what
+/// was read): `kguid.Error` with the kind `"Json"`.
+#[cold]
+pub fn json(what: &str, e: impl std::fmt::Display) -> PyErr {
+    Python::attach(|py| {
+        let err = Error::new_err(format!("invalid {what} JSON: {e}"));
+        with_fields(py, err, "Json", vec![])
+    })
+}
+
+/// The start of the crate's panic message for a 96-bit clock with no id
+/// left (its time source past the year 2554, or restored at its end).
+const USED_UP: &str = "guid: the clock has used up its 47-bit tick range";
+
+/// Runs one of the crate's 96-bit clock calls, which panic (as Go's API
+/// cannot fail) once the clock has used up its tick range: that becomes
+/// `kguid.Error` with the kind `"UsedUp"` and the crate's message. Any
+/// other panic goes on as a panic.
+#[inline]
+pub fn no_panic<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(used_up)
+}
+
+/// The exception of a used-up clock's panic, or the panic resumed.
+#[cold]
+fn used_up(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let message = if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else {
+        String::new()
+    };
+    if !message.starts_with(USED_UP) {
+        std::panic::resume_unwind(payload);
+    }
+    Python::attach(|py| with_fields(py, Error::new_err(message), "UsedUp", vec![]))
 }
 
 /// The error of a forked child's use of a chosen node, as the crate words it.

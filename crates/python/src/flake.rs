@@ -8,8 +8,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple, PyType};
 
 use crate::clock::MockTime;
-use crate::convert::{duration_arg, time_arg};
-use crate::errors::err;
+use crate::convert::{Int, Span, Time};
+use crate::errors::{Limit, err};
+use crate::ids::BATCH;
+
+/// A flake id argument: 63 bits, as the crate reads them.
+const ID: Limit = Limit::Wide("flake id", 63);
+
+/// A `u64` argument of the crate's (a time in units, an epoch in ms).
+fn u64_arg(v: &Int, name: &'static str) -> PyResult<u64> {
+    v.fit(Limit::Range(name, 0, u64::MAX.into()))
+}
 
 /// A split of 63 bits into time, node and sequence, with the time unit and
 /// the epoch the time counts from.
@@ -32,18 +41,27 @@ impl Layout {
     #[new]
     #[pyo3(signature = (time_bits, node_bits, seq_bits, *, epoch_ms = None, unit = None))]
     fn new(
-        time_bits: u32,
-        node_bits: u32,
-        seq_bits: u32,
-        epoch_ms: Option<u64>,
-        unit: Option<&Bound<'_, PyAny>>,
+        py: Python<'_>,
+        time_bits: Int,
+        node_bits: Int,
+        seq_bits: Int,
+        epoch_ms: Option<Int>,
+        unit: Option<Span>,
     ) -> PyResult<Self> {
-        let mut layout = flake::Layout::new(time_bits, node_bits, seq_bits).map_err(err)?;
+        let (time, node, seq) = match (time_bits.get(), node_bits.get(), seq_bits.get()) {
+            (Some(time), Some(node), Some(seq)) => (time, node, seq),
+            // A width no u32 holds: the crate's error for the widths as given.
+            _ => {
+                let widths = [&time_bits, &node_bits, &seq_bits].map(|w| w.object(py));
+                return Err(crate::errors::layout([&widths[0], &widths[1], &widths[2]]));
+            }
+        };
+        let mut layout = flake::Layout::new(time, node, seq).map_err(err)?;
         if let Some(ms) = epoch_ms {
-            layout = layout.with_epoch_ms(ms);
+            layout = layout.with_epoch_ms(u64_arg(&ms, "epoch_ms")?);
         }
         if let Some(unit) = unit {
-            layout = layout.with_unit(duration_arg(unit)?).map_err(err)?;
+            layout = layout.with_unit(unit.duration("unit")?).map_err(err)?;
         }
         Ok(Layout(layout))
     }
@@ -58,31 +76,35 @@ impl Layout {
 
     /// snowcast's layout for `node_bits` in 7..=13.
     #[staticmethod]
-    fn snowcast(node_bits: u32) -> PyResult<Self> {
+    fn snowcast(node_bits: Int) -> PyResult<Self> {
+        let fallback = Limit::Range("node_bits", 0, u32::MAX.into());
+        let node_bits =
+            node_bits.fit(Limit::stated(flake::Layout::snowcast(u32::MAX), fallback))?;
         flake::Layout::snowcast(node_bits).map(Layout).map_err(err)
     }
 
     /// The Redis id talk's layout: 41/10/12 bits since a custom epoch (a
     /// `datetime` or Unix nanoseconds).
     #[staticmethod]
-    fn redis(epoch: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Layout(flake::Layout::redis(time_arg(epoch)?)))
+    fn redis(epoch: Time) -> PyResult<Self> {
+        Ok(Layout(flake::Layout::redis(epoch.system("epoch")?)))
     }
 
-    /// The same split with time counted from `epoch`.
-    fn with_epoch(&self, epoch: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Layout(self.0.with_epoch(time_arg(epoch)?)))
+    /// The same split with time counted from `epoch` (one before 1970
+    /// counts from 1970).
+    fn with_epoch(&self, epoch: Time) -> PyResult<Self> {
+        Ok(Layout(self.0.with_epoch(epoch.system("epoch")?)))
     }
 
     /// The same split with time counted from `ms` Unix milliseconds.
-    fn with_epoch_ms(&self, ms: u64) -> Self {
-        Layout(self.0.with_epoch_ms(ms))
+    fn with_epoch_ms(&self, ms: Int) -> PyResult<Self> {
+        Ok(Layout(self.0.with_epoch_ms(u64_arg(&ms, "ms")?)))
     }
 
     /// The same split with time counted in `unit`s (at least 1 ns).
-    fn with_unit(&self, unit: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn with_unit(&self, unit: Span) -> PyResult<Self> {
         self.0
-            .with_unit(duration_arg(unit)?)
+            .with_unit(unit.duration("unit")?)
             .map(Layout)
             .map_err(err)
     }
@@ -137,28 +159,32 @@ impl Layout {
 
     /// The id of `time` units since the epoch, `node` and `seq`, each
     /// checked against its field.
-    fn compose(&self, time: u64, node: u64, seq: u64) -> PyResult<u64> {
-        self.0.compose(time, node, seq).map_err(err)
+    fn compose(&self, time: Int, node: Int, seq: Int) -> PyResult<u64> {
+        let l = &self.0;
+        let time = time.fit(Limit::Part("time", l.max_time()))?;
+        let node = node.fit(Limit::Part("node", l.max_node()))?;
+        let seq = seq.fit(Limit::Part("seq", l.max_seq()))?;
+        l.compose(time, node, seq).map_err(err)
     }
 
-    /// The parts of an id: `Parts(time, node, seq)`.
-    fn decompose(&self, id: u64) -> PyResult<Parts> {
-        self.0.decompose(id).map(Parts).map_err(err)
+    /// The parts of an id (63 bits): `Parts(time, node, seq)`.
+    fn decompose(&self, id: Int) -> PyResult<Parts> {
+        self.0.decompose(id.fit(ID)?).map(Parts).map_err(err)
     }
 
     /// Whole units from the epoch to a time (0 before the epoch).
-    fn units(&self, time: &Bound<'_, PyAny>) -> PyResult<u64> {
-        Ok(self.0.units(time_arg(time)?))
+    fn units(&self, time: Time) -> PyResult<u64> {
+        Ok(self.0.units(time.system("time")?))
     }
 
-    /// The start of unit `units` since the epoch.
-    fn time(&self, units: u64) -> SystemTime {
-        self.0.time(units)
+    /// The start of unit `units` since the epoch (saturating in 2554).
+    fn time(&self, units: Int) -> PyResult<SystemTime> {
+        Ok(self.0.time(u64_arg(&units, "units")?))
     }
 
     /// The time of an id (the start of its unit).
-    fn time_of(&self, id: u64) -> PyResult<SystemTime> {
-        self.0.time_of(id).map_err(err)
+    fn time_of(&self, id: Int) -> PyResult<SystemTime> {
+        self.0.time_of(id.fit(ID)?).map_err(err)
     }
 
     fn __repr__(&self) -> String {
@@ -189,10 +215,15 @@ pub struct Parts(pub flake::Parts);
 
 #[pymethods]
 impl Parts {
-    /// The parts.
+    /// The parts, each a `u64` (a layout checks them against its fields).
     #[new]
-    fn new(time: u64, node: u64, seq: u64) -> Self {
-        Parts(flake::Parts { time, node, seq })
+    fn new(time: Int, node: Int, seq: Int) -> PyResult<Self> {
+        let part = |v: &Int, name| v.fit::<u64>(Limit::Part(name, u64::MAX));
+        Ok(Parts(flake::Parts {
+            time: part(&time, "time")?,
+            node: part(&node, "node")?,
+            seq: part(&seq, "seq")?,
+        }))
     }
 
     /// Units since the layout's epoch.
@@ -244,16 +275,20 @@ impl Clock {
     /// `ticker`, `time` (a `MockTime`), `max_lead` (a `timedelta` or
     /// nanoseconds) and `not_before` as the crate's builder.
     #[new]
-    #[pyo3(signature = (layout = None, node = 0, *, ticker = false, time = None, max_lead = None, not_before = None))]
+    #[pyo3(
+        signature = (layout = None, node = Int::ZERO, *, ticker = false, time = None, max_lead = None, not_before = None),
+        text_signature = "(layout=None, node=0, *, ticker=False, time=None, max_lead=None, not_before=None)"
+    )]
     fn new(
         layout: Option<PyRef<'_, Layout>>,
-        node: u64,
+        node: Int,
         ticker: bool,
         time: Option<PyRef<'_, MockTime>>,
-        max_lead: Option<&Bound<'_, PyAny>>,
-        not_before: Option<&Bound<'_, PyAny>>,
+        max_lead: Option<Span>,
+        not_before: Option<Time>,
     ) -> PyResult<Self> {
         let layout = layout.map_or(flake::Layout::NOEQD, |l| l.0);
+        let node = node.fit(Limit::Part("node", layout.max_node()))?;
         let mut b = flake::Clock::builder(layout).node(node);
         if let Some(t) = time {
             b = b.time(t.0.clone());
@@ -261,10 +296,10 @@ impl Clock {
             b = b.ticker();
         }
         if let Some(lead) = max_lead {
-            b = b.max_lead(duration_arg(lead)?);
+            b = b.max_lead(lead.duration("max_lead")?);
         }
         if let Some(t) = not_before {
-            b = b.not_before(time_arg(t)?).map_err(err)?;
+            b = b.not_before(t.system("not_before")?).map_err(err)?;
         }
         b.build().map(Clock).map_err(err)
     }
@@ -275,8 +310,8 @@ impl Clock {
     }
 
     /// `n` consecutive ids from one read of the time (`fill`).
-    fn batch<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let mut ids = crate::alloc::room(n, 0u64)?;
+    fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
+        let mut ids = crate::alloc::room(n.fit(BATCH)?, 0u64)?;
         self.0.fill(&mut ids).map_err(err)?;
         PyList::new(py, ids)
     }
@@ -312,6 +347,15 @@ impl Clock {
 
 /// noeqd's node id: `datacenter << 5 | worker`, each in 0..=31.
 #[pyfunction]
-pub fn noeqd_node(datacenter: u64, worker: u64) -> PyResult<u64> {
+pub fn noeqd_node(datacenter: Int, worker: Int) -> PyResult<u64> {
+    let limit = |name| Limit::Part(name, u64::MAX);
+    let datacenter = datacenter.fit(Limit::stated(
+        flake::noeqd_node(u64::MAX, 0),
+        limit("datacenter"),
+    ))?;
+    let worker = worker.fit(Limit::stated(
+        flake::noeqd_node(0, u64::MAX),
+        limit("worker"),
+    ))?;
     flake::noeqd_node(datacenter, worker).map_err(err)
 }

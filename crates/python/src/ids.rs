@@ -6,14 +6,31 @@ use std::cmp::Ordering;
 use std::time::Duration;
 
 use guid::Id;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDelta, PyDict, PyInt, PyList, PyString, PyType};
 
 use crate::clock::V3Clock;
-use crate::convert::{duration_arg, signed_ns, text_arg, time_arg, time_ns_arg};
-use crate::errors::err;
+use crate::convert::{Int, Span, Text, Time, id_of_int, signed_ns, wrong_kind};
+use crate::errors::{Limit, err};
+
+/// The limit of a 32-bit `node` argument (v2's, and v3's global id's).
+pub const NODE32: Limit = Limit::Part("node", u32::MAX as u64);
+
+/// The limit of a 58-bit `node` argument (v3's 128-bit id's).
+pub const NODE58: Limit = Limit::Part("node", guid::v3::node::MAX);
+
+/// The limit of a batch's length `n`: a list's length in Python.
+pub const BATCH: Limit = Limit::Range("n", 0, isize::MAX as i128);
+
+/// The limit of a local id's `to_i64` value `v`.
+const I64: Limit = Limit::Range("v", i64::MIN as i128, i64::MAX as i128);
+
+/// A `seq` argument: a `u16`, whose 14 bits the crate checks; past the
+/// `u16` the same `PartError`, up to the largest id's sequence (16383).
+fn seq_arg(seq: &Int) -> PyResult<u16> {
+    seq.fit(Limit::Part("seq", <guid::Guid as Id>::MAX.seq().into()))
+}
 
 /// The drift class of a generation: a frozen wrapper of its drift.
 macro_rules! drift_class {
@@ -42,13 +59,31 @@ macro_rules! drift_class {
                 if let Ok(d) = drift.cast::<$py>() {
                     return Ok(d.get().0);
                 }
-                if let Ok(code) = drift.extract::<u8>() {
-                    return <$inner>::new(code).map_err(err);
+                if drift.is_instance_of::<PyDelta>() {
+                    let skew = drift.extract::<Span>()?.duration("drift")?;
+                    return Ok(<$inner>::from_duration(skew));
                 }
-                if drift.is_instance_of::<pyo3::types::PyDelta>() {
-                    return Ok(<$inner>::from_duration(duration_arg(drift)?));
+                match drift.is_instance_of::<PyBool>() {
+                    false => match drift.extract::<Int>() {
+                        Ok(code) => Self::of_code(&code),
+                        Err(_) => Err(Self::not_a_drift(drift)),
+                    },
+                    true => Err(Self::not_a_drift(drift)),
                 }
-                Err(PyTypeError::new_err("a drift is a Drift, a code (int) or a timedelta"))
+            }
+
+            /// The drift of a code, `MIN.code..=MAX.code`.
+            fn of_code(code: &Int) -> PyResult<$inner> {
+                let (min, max) = (<$inner>::MIN.code(), <$inner>::MAX.code());
+                let code = code.fit::<u8>(Limit::Range("drift code", min.into(), max.into()))?;
+                <$inner>::new(code).map_err(err)
+            }
+
+            /// The `TypeError` of a drift argument of another kind.
+            #[cold]
+            fn not_a_drift(drift: &Bound<'_, PyAny>) -> PyErr {
+                let what = "a drift is a Drift, a code (int) or a timedelta";
+                wrong_kind(Some("drift"), what, drift, "")
             }
         }
 
@@ -56,22 +91,23 @@ macro_rules! drift_class {
         impl $py {
             /// The drift of a code.
             #[new]
-            fn new(code: u8) -> PyResult<Self> {
-                <$inner>::new(code).map($py).map_err(err)
+            fn new(code: Int) -> PyResult<Self> {
+                Self::of_code(&code).map($py)
             }
 
             /// The drift for a tolerated clock skew (a `timedelta`, or
-            /// nanoseconds).
+            /// nanoseconds; a negative one reads as zero).
             #[staticmethod]
-            fn from_duration(skew: &Bound<'_, PyAny>) -> PyResult<Self> {
-                Ok($py(<$inner>::from_duration(duration_arg(skew)?)))
+            fn from_duration(skew: Span) -> PyResult<Self> {
+                Ok($py(<$inner>::from_duration(skew.duration("skew")?)))
             }
 
             /// The drift for a signed skew in nanoseconds (Go's
             /// `time.Duration`); zero and negative skews give `MIN`.
             #[staticmethod]
-            fn from_nanos(skew: i64) -> Self {
-                $py(<$inner>::from_nanos(skew))
+            fn from_nanos(skew: Int) -> PyResult<Self> {
+                let skew = skew.fit::<i64>(Limit::Range("skew", i64::MIN.into(), i64::MAX.into()))?;
+                Ok($py(<$inner>::from_nanos(skew)))
             }
 
             /// The default drift.
@@ -168,12 +204,42 @@ fn sign(o: Ordering) -> i8 {
     o as i8
 }
 
-/// The `TypeError` for a value that no form of the id `name` is read from.
-fn no_id<T>(value: &Bound<'_, PyAny>, name: &str) -> PyResult<T> {
-    Err(PyTypeError::new_err(format!(
-        "no {name} of {}",
-        value.get_type().name()?
-    )))
+/// The `TypeError` for a value that no form of the id `name` is read from
+/// (`forms` lists them).
+pub fn no_id<T>(value: &Bound<'_, PyAny>, name: &str, forms: &str) -> PyResult<T> {
+    let what = format!("a {name} is read from {forms}");
+    Err(wrong_kind(Some("value"), &what, value, ""))
+}
+
+/// The cells of a `fold` argument: `bytes`, or a sequence of `int`s, each
+/// read as a byte (a cell past 255 is a `CellError` at its index).
+pub fn cells_arg(cells: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = cells.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    let items = match cells.is_instance_of::<PyString>() {
+        false => cells.try_iter().ok(),
+        true => None,
+    };
+    let what = "cells are bytes or a sequence of ints";
+    let Some(items) = items else {
+        return Err(wrong_kind(Some("cells"), what, cells, ""));
+    };
+    items
+        .enumerate()
+        .map(|(i, cell)| {
+            let cell = cell?;
+            match cell.extract::<Int>() {
+                Ok(cell) => cell.fit::<u8>(Limit::Cell(i)),
+                Err(_) => Err(wrong_kind(
+                    Some("cells"),
+                    &format!("{what} (cell {i})"),
+                    &cell,
+                    "",
+                )),
+            }
+        })
+        .collect()
 }
 
 /// An id class: a frozen wrapper of one of the crate's id types, with
@@ -182,7 +248,7 @@ macro_rules! id_class {
     (
         $(#[$meta:meta])*
         $py:ident($inner:ty), name: $name:literal, module: $module:literal,
-        drift: $drift:ident, local: $local:ident, { $($extra:tt)* }
+        drift: $drift:ident, local: $local:ident, forms: $forms:literal, { $($extra:tt)* }
     ) => {
         $(#[$meta])*
         #[pyclass(frozen, skip_from_py_object, eq, ord, hash, str, module = $module, name = $name)]
@@ -197,8 +263,18 @@ macro_rules! id_class {
 
         impl $py {
             /// The id of a text argument, by the crate's reader.
-            fn read(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-                <$inner>::parse_bytes(text_arg(s)?).map($py).map_err(err)
+            fn read(s: &Text<'_>) -> PyResult<Self> {
+                <$inner>::parse_bytes(s.bytes()).map($py).map_err(err)
+            }
+
+            /// The id of an integer argument (its value).
+            fn of_int(v: &Int) -> PyResult<Self> {
+                id_of_int(v, concat!($module, ".", $name), <$inner as Id>::BITS, <$inner as Id>::from_u128).map($py)
+            }
+
+            /// The `TypeError` of a value that is no form of the id.
+            fn no_form<T>(value: &Bound<'_, PyAny>) -> PyResult<T> {
+                no_id(value, concat!($module, ".", $name), $forms)
             }
         }
 
@@ -212,21 +288,21 @@ macro_rules! id_class {
                     return Ok(*id.get());
                 }
                 if value.is_instance_of::<PyString>() {
-                    return Self::read(value);
+                    return Self::read(&value.extract()?);
                 }
                 if let Ok(b) = value.cast::<PyBytes>() {
                     return <$inner>::from_slice(b.as_bytes()).map($py).map_err(err);
                 }
-                if let Ok(v) = value.extract::<u128>() {
-                    return <$inner as Id>::from_u128(v).map($py).map_err(err);
+                if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+                    return Self::of_int(&value.extract()?);
                 }
                 Self::other(value)
             }
 
             /// Parses the text form (`str` or `bytes` of it), strictly.
             #[staticmethod]
-            fn parse(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-                Self::read(s)
+            fn parse(s: Text<'_>) -> PyResult<Self> {
+                Self::read(&s)
             }
 
             /// The id of its big-endian bytes.
@@ -237,28 +313,30 @@ macro_rules! id_class {
 
             /// The id of its value, the big-endian bytes as an integer.
             #[staticmethod]
-            fn from_int(v: u128) -> PyResult<Self> {
-                <$inner as Id>::from_u128(v).map($py).map_err(err)
+            fn from_int(v: Int) -> PyResult<Self> {
+                Self::of_int(&v)
             }
 
             /// Parses the canonical base62 string.
             #[staticmethod]
-            fn from_base62(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-                <$inner>::from_base62(text_arg(s)?).map($py).map_err(err)
+            fn from_base62(s: Text<'_>) -> PyResult<Self> {
+                <$inner>::from_base62(s.bytes()).map($py).map_err(err)
             }
 
             /// Reads the JSON value the crate's serde writes.
             #[staticmethod]
-            fn from_json(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-                serde_json::from_slice::<$inner>(&text_arg(s)?)
+            fn from_json(s: Text<'_>) -> PyResult<Self> {
+                serde_json::from_slice::<$inner>(s.bytes())
                     .map($py)
-                    .map_err(|e| crate::errors::Error::new_err(e.to_string()))
+                    .map_err(|e| crate::errors::json(concat!($module, ".", $name), e))
             }
 
-            /// Puts `split` cells back together (Go's `Fold`).
+            /// Puts `split` cells back together (Go's `Fold`): `n` in
+            /// 1..=8, the cells `bytes` or a sequence of ints.
             #[staticmethod]
-            fn fold(n: u32, cells: Vec<u8>) -> PyResult<Self> {
-                <$inner>::fold(n, &cells).map($py).map_err(err)
+            fn fold(n: Int, cells: &Bound<'_, PyAny>) -> PyResult<Self> {
+                let n = n.fit::<u32>(Limit::CellWidth)?;
+                <$inner>::fold(n, &cells_arg(cells)?).map($py).map_err(err)
             }
 
             /// The zero id of a drift (default: the default drift).
@@ -364,12 +442,13 @@ macro_rules! id_class {
 
             /// The JSON value the crate's serde writes.
             fn to_json(&self) -> PyResult<String> {
-                serde_json::to_string(&self.0).map_err(|e| crate::errors::Error::new_err(e.to_string()))
+                serde_json::to_string(&self.0).map_err(|e| crate::errors::json(concat!($module, ".", $name), e))
             }
 
-            /// The value cut into `n`-bit cells from the top (Go's `Split`).
-            fn split<'py>(&self, py: Python<'py>, n: u32) -> PyResult<Bound<'py, PyBytes>> {
-                let cells = self.0.split(n).map_err(err)?;
+            /// The value cut into `n`-bit cells from the top (Go's
+            /// `Split`), `n` in 1..=8.
+            fn split<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyBytes>> {
+                let cells = self.0.split(n.fit(Limit::CellWidth)?).map_err(err)?;
                 Ok(PyBytes::new(py, &cells))
             }
 
@@ -410,19 +489,21 @@ macro_rules! id_class {
 id_class!(
     /// A 96-bit global id of fogfish/guid v2: drift, time, node and
     /// sequence, unique across nodes.
-    Guid(guid::Guid), name: "Guid", module: "kguid", drift: Drift, local: Luid, {
+    Guid(guid::Guid), name: "Guid", module: "kguid", drift: Drift, local: Luid,
+    forms: "a str, bytes, an int or a Guid", {
         /// A new id from the process-wide clock: strictly increasing,
         /// never repeated, across threads and forks.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v2()?;
-            crate::alloc::object(py, Guid(guid::CLOCK.g()))
+            crate::alloc::object(py, Guid(crate::errors::no_panic(|| guid::CLOCK.g())?))
         }
 
         /// `n` consecutive new ids from the process-wide clock, one read
         /// of the time (the clock's `fill`).
         #[staticmethod]
-        fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+            let n = n.fit(BATCH)?;
             crate::clock::check_global_v2()?;
             crate::alloc::batch(py, n, |ids| guid::CLOCK.fill(ids), Guid)
         }
@@ -432,14 +513,15 @@ id_class!(
         /// (0..=16383) and the drift.
         #[staticmethod]
         #[pyo3(signature = (node, time, seq, drift = None))]
-        fn compose(node: u32, time: &Bound<'_, PyAny>, seq: u16, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            guid::Guid::compose(node, time_ns_arg(time)?, seq, Drift::arg(drift)?).map(Guid).map_err(err)
+        fn compose(node: Int, time: Time, seq: Int, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            let (node, time, seq) = (node.fit(NODE32)?, time.ns("time")?, seq_arg(&seq)?);
+            guid::Guid::compose(node, time, seq, Drift::arg(drift)?).map(Guid).map_err(err)
         }
 
         /// The global id of a local id made on `node` (Go's `FromL`).
         #[staticmethod]
-        fn from_l64(local: &Luid, node: u32) -> Self {
-            Guid(guid::Guid::from_l64(local.0, node))
+        fn from_l64(local: &Luid, node: Int) -> PyResult<Self> {
+            Ok(Guid(guid::Guid::from_l64(local.0, node.fit(NODE32)?)))
         }
 
         /// The inverse time `2**64 - 1 - time_ns` read as signed
@@ -453,24 +535,26 @@ id_class!(
 
 impl Guid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        no_id(value, "Guid")
+        Self::no_form(value)
     }
 }
 
 id_class!(
     /// A 64-bit local id of fogfish/guid v2: drift, time and sequence,
     /// unique within one clock.
-    Luid(guid::Luid), name: "Luid", module: "kguid", drift: Drift, local: Luid, {
+    Luid(guid::Luid), name: "Luid", module: "kguid", drift: Drift, local: Luid,
+    forms: "a str, bytes, an int or a Luid", {
         /// A new id from the process-wide clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v2()?;
-            crate::alloc::object(py, Luid(guid::CLOCK.l()))
+            crate::alloc::object(py, Luid(crate::errors::no_panic(|| guid::CLOCK.l())?))
         }
 
         /// `n` consecutive new ids from the process-wide clock.
         #[staticmethod]
-        fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+            let n = n.fit(BATCH)?;
             crate::clock::check_global_v2()?;
             crate::alloc::batch(py, n, |ids| guid::CLOCK.fill_l(ids), Luid)
         }
@@ -479,20 +563,20 @@ id_class!(
         /// `datetime`), the sequence and the drift.
         #[staticmethod]
         #[pyo3(signature = (time, seq, drift = None))]
-        fn compose(time: &Bound<'_, PyAny>, seq: u16, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            guid::Luid::compose(time_ns_arg(time)?, seq, Drift::arg(drift)?).map(Luid).map_err(err)
+        fn compose(time: Time, seq: Int, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            guid::Luid::compose(time.ns("time")?, seq_arg(&seq)?, Drift::arg(drift)?).map(Luid).map_err(err)
         }
 
         /// The smallest local id at a time, for range queries (Go's `FromT`).
         #[staticmethod]
         #[pyo3(signature = (time, drift = None))]
-        fn from_time(time: &Bound<'_, PyAny>, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            Ok(Luid(guid::Luid::from_time(time_arg(time)?, Drift::arg(drift)?)))
+        fn from_time(time: Time, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            Ok(Luid(guid::Luid::from_time(time.system("time")?, Drift::arg(drift)?)))
         }
 
         /// The global id of this local id made on `node`.
-        fn to_g(&self, node: u32) -> Guid {
-            Guid(self.0.to_g(node))
+        fn to_g(&self, node: Int) -> PyResult<Guid> {
+            Ok(Guid(self.0.to_g(node.fit(NODE32)?)))
         }
 
         /// The id as a signed 64-bit integer that sorts as the id does.
@@ -502,8 +586,8 @@ id_class!(
 
         /// The id of a `to_i64` value.
         #[staticmethod]
-        fn from_i64(v: i64) -> PyResult<Self> {
-            guid::Luid::from_i64(v).map(Luid).map_err(err)
+        fn from_i64(v: Int) -> PyResult<Self> {
+            guid::Luid::from_i64(v.fit(I64)?).map(Luid).map_err(err)
         }
 
         /// The inverse time read as signed nanoseconds (Go's `EpochI`).
@@ -516,23 +600,25 @@ id_class!(
 
 impl Luid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        no_id(value, "Luid")
+        Self::no_form(value)
     }
 }
 
 id_class!(
     /// A 96-bit global id of Go's fogfish/guid v3.
-    V3Guid(guid::v3::Guid), name: "Guid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
+    V3Guid(guid::v3::Guid), name: "Guid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
+    forms: "a str, bytes, an int or a v3.Guid", {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            crate::alloc::object(py, V3Guid(guid::v3::CLOCK.g()))
+            crate::alloc::object(py, V3Guid(crate::errors::no_panic(|| guid::v3::CLOCK.g())?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
-        fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+            let n = n.fit(BATCH)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill(ids), V3Guid)
         }
@@ -541,20 +627,21 @@ id_class!(
         /// and the drift.
         #[staticmethod]
         #[pyo3(signature = (node, time, seq, drift = None))]
-        fn compose(node: u32, time: &Bound<'_, PyAny>, seq: u16, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            guid::v3::Guid::compose(node, time_ns_arg(time)?, seq, V3Drift::arg(drift)?).map(V3Guid).map_err(err)
+        fn compose(node: Int, time: Time, seq: Int, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            let (node, time, seq) = (node.fit(NODE32)?, time.ns("time")?, seq_arg(&seq)?);
+            guid::v3::Guid::compose(node, time, seq, V3Drift::arg(drift)?).map(V3Guid).map_err(err)
         }
 
         /// The smallest id of `clock` at a time (Go's `G.FromTime`).
         #[staticmethod]
-        fn from_time(clock: &V3Clock, time: &Bound<'_, PyAny>) -> PyResult<Self> {
-            Ok(V3Guid(guid::v3::Guid::from_time(&clock.inner, time_arg(time)?)))
+        fn from_time(clock: &V3Clock, time: Time) -> PyResult<Self> {
+            Ok(V3Guid(guid::v3::Guid::from_time(&clock.inner, time.system("time")?)))
         }
 
         /// The global id of a local id made on `node`.
         #[staticmethod]
-        fn from_l64(local: &V3Luid, node: u32) -> Self {
-            V3Guid(guid::v3::Guid::from_l64(local.0, node))
+        fn from_l64(local: &V3Luid, node: Int) -> PyResult<Self> {
+            Ok(V3Guid(guid::v3::Guid::from_l64(local.0, node.fit(NODE32)?)))
         }
 
         /// The v3 id of a v2 id: the same node, time and sequence.
@@ -565,14 +652,14 @@ id_class!(
 
         /// The v3 id of a v2 id's string.
         #[staticmethod]
-        fn from_v2_str(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-            guid::v3::Guid::from_v2_str(text_arg(s)?).map(V3Guid).map_err(err)
+        fn from_v2_str(s: Text<'_>) -> PyResult<Self> {
+            guid::v3::Guid::from_v2_str(s.bytes()).map(V3Guid).map_err(err)
         }
 
         /// The v3 id of a v2 id's base62 string.
         #[staticmethod]
-        fn from_v2_base62(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-            guid::v3::Guid::from_v2_base62(text_arg(s)?).map(V3Guid).map_err(err)
+        fn from_v2_base62(s: Text<'_>) -> PyResult<Self> {
+            guid::v3::Guid::from_v2_base62(s.bytes()).map(V3Guid).map_err(err)
         }
 
         /// The global id of a 128-bit id; fails if its node is wider than
@@ -587,32 +674,35 @@ id_class!(
             Xuid(guid::v3::Xuid::from(self.0))
         }
 
-        /// Go v3's ring order around `reference`: -1, 0 or 1.
-        fn cmp_ring(&self, other: &Self, reference: u32) -> i8 {
-            sign(self.0.cmp_ring(&other.0, reference))
+        /// Go v3's ring order around `reference` (a 32-bit node): -1, 0 or 1.
+        fn cmp_ring(&self, other: &Self, reference: Int) -> PyResult<i8> {
+            let reference = reference.fit(Limit::Range("reference", 0, u32::MAX.into()))?;
+            Ok(sign(self.0.cmp_ring(&other.0, reference)))
         }
     }
 );
 
 impl V3Guid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        no_id(value, "v3.Guid")
+        Self::no_form(value)
     }
 }
 
 id_class!(
     /// A 64-bit local id of Go's fogfish/guid v3.
-    V3Luid(guid::v3::Luid), name: "Luid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
+    V3Luid(guid::v3::Luid), name: "Luid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
+    forms: "a str, bytes, an int or a v3.Luid", {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            crate::alloc::object(py, V3Luid(guid::v3::CLOCK.l()))
+            crate::alloc::object(py, V3Luid(crate::errors::no_panic(|| guid::v3::CLOCK.l())?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
-        fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+            let n = n.fit(BATCH)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_l(ids), V3Luid)
         }
@@ -620,14 +710,14 @@ id_class!(
         /// The id of these parts: the time, the sequence and the drift.
         #[staticmethod]
         #[pyo3(signature = (time, seq, drift = None))]
-        fn compose(time: &Bound<'_, PyAny>, seq: u16, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            guid::v3::Luid::compose(time_ns_arg(time)?, seq, V3Drift::arg(drift)?).map(V3Luid).map_err(err)
+        fn compose(time: Time, seq: Int, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            guid::v3::Luid::compose(time.ns("time")?, seq_arg(&seq)?, V3Drift::arg(drift)?).map(V3Luid).map_err(err)
         }
 
         /// The smallest local id of `clock` at a time.
         #[staticmethod]
-        fn from_time(clock: &V3Clock, time: &Bound<'_, PyAny>) -> PyResult<Self> {
-            Ok(V3Luid(guid::v3::Luid::from_time(&clock.inner, time_arg(time)?)))
+        fn from_time(clock: &V3Clock, time: Time) -> PyResult<Self> {
+            Ok(V3Luid(guid::v3::Luid::from_time(&clock.inner, time.system("time")?)))
         }
 
         /// The v3 local id of a v2 local id.
@@ -637,13 +727,13 @@ id_class!(
         }
 
         /// The global id of this local id made on `node`.
-        fn to_g(&self, node: u32) -> V3Guid {
-            V3Guid(self.0.to_g(node))
+        fn to_g(&self, node: Int) -> PyResult<V3Guid> {
+            Ok(V3Guid(self.0.to_g(node.fit(NODE32)?)))
         }
 
         /// The 128-bit id of this local id made on `node` (58 bits).
-        fn to_x(&self, node: u64) -> PyResult<Xuid> {
-            self.0.to_x(node).map(Xuid).map_err(err)
+        fn to_x(&self, node: Int) -> PyResult<Xuid> {
+            self.0.to_x(node.fit(NODE58)?).map(Xuid).map_err(err)
         }
 
         /// The id as a signed 64-bit integer that sorts as the id does.
@@ -653,32 +743,34 @@ id_class!(
 
         /// The id of a `to_i64` value.
         #[staticmethod]
-        fn from_i64(v: i64) -> Self {
-            V3Luid(guid::v3::Luid::from_i64(v))
+        fn from_i64(v: Int) -> PyResult<Self> {
+            Ok(V3Luid(guid::v3::Luid::from_i64(v.fit(I64)?)))
         }
     }
 );
 
 impl V3Luid {
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        no_id(value, "v3.Luid")
+        Self::no_form(value)
     }
 }
 
 id_class!(
     /// A 128-bit id of Go's fogfish/guid v3: an RFC 9562 UUIDv8 with a
     /// 58-bit node.
-    Xuid(guid::v3::Xuid), name: "Xuid", module: "kguid.v3", drift: V3Drift, local: V3Luid, {
+    Xuid(guid::v3::Xuid), name: "Xuid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
+    forms: "a str, bytes, an int, a uuid.UUID or a v3.Xuid", {
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
             crate::clock::check_global_v3()?;
-            crate::alloc::object(py, Xuid(guid::v3::CLOCK.x()))
+            crate::alloc::object(py, Xuid(crate::errors::no_panic(|| guid::v3::CLOCK.x())?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
-        fn batch(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyList>> {
+        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+            let n = n.fit(BATCH)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_x(ids), Xuid)
         }
@@ -687,20 +779,21 @@ id_class!(
         /// and the drift.
         #[staticmethod]
         #[pyo3(signature = (node, time, seq, drift = None))]
-        fn compose(node: u64, time: &Bound<'_, PyAny>, seq: u16, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-            guid::v3::Xuid::compose(node, time_ns_arg(time)?, seq, V3Drift::arg(drift)?).map(Xuid).map_err(err)
+        fn compose(node: Int, time: Time, seq: Int, drift: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+            let (node, time, seq) = (node.fit(NODE58)?, time.ns("time")?, seq_arg(&seq)?);
+            guid::v3::Xuid::compose(node, time, seq, V3Drift::arg(drift)?).map(Xuid).map_err(err)
         }
 
         /// The smallest 128-bit id of `clock` at a time.
         #[staticmethod]
-        fn from_time(clock: &V3Clock, time: &Bound<'_, PyAny>) -> PyResult<Self> {
-            Ok(Xuid(guid::v3::Xuid::from_time(&clock.inner, time_arg(time)?)))
+        fn from_time(clock: &V3Clock, time: Time) -> PyResult<Self> {
+            Ok(Xuid(guid::v3::Xuid::from_time(&clock.inner, time.system("time")?)))
         }
 
         /// The 128-bit id of a local id made on `node` (58 bits).
         #[staticmethod]
-        fn from_l64(local: &V3Luid, node: u64) -> PyResult<Self> {
-            guid::v3::Xuid::from_l64(local.0, node).map(Xuid).map_err(err)
+        fn from_l64(local: &V3Luid, node: Int) -> PyResult<Self> {
+            guid::v3::Xuid::from_l64(local.0, node.fit(NODE58)?).map(Xuid).map_err(err)
         }
 
         /// The 128-bit id of a v3 global id.
@@ -714,9 +807,11 @@ id_class!(
             guid::v3::Guid::try_from(self.0).map(V3Guid).map_err(err)
         }
 
-        /// Go v3's ring order around `reference` (modulo 2**58): -1, 0 or 1.
-        fn cmp_ring(&self, other: &Self, reference: u64) -> i8 {
-            sign(self.0.cmp_ring(&other.0, reference))
+        /// Go v3's ring order around `reference` (a 64-bit int, taken
+        /// modulo 2**58): -1, 0 or 1.
+        fn cmp_ring(&self, other: &Self, reference: Int) -> PyResult<i8> {
+            let reference = reference.fit(Limit::Range("reference", 0, u64::MAX.into()))?;
+            Ok(sign(self.0.cmp_ring(&other.0, reference)))
         }
 
         /// The id as a `uuid.UUID`.
@@ -738,7 +833,7 @@ impl Xuid {
     /// The id of a `uuid.UUID`, by its bytes.
     fn of_uuid(u: &Bound<'_, PyAny>) -> PyResult<Self> {
         if !u.is_instance(uuid_class(u.py())?)? {
-            return no_id(u, "v3.Xuid");
+            return Self::no_form(u);
         }
         let bytes = u.getattr("bytes")?;
         Self::from_bytes(bytes.cast::<PyBytes>()?.as_bytes())

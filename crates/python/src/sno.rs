@@ -4,13 +4,34 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use guid::ErrorKind;
 use guid::sno::{Generator as Gen, Snapshot as Snap, Sno as Id};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString, PyType};
 
 use crate::clock::MockTime;
-use crate::convert::{text_arg, time_arg, time_ns_arg};
-use crate::errors::err;
+use crate::convert::{Int, Text, Time, id_of_int};
+use crate::errors::{Limit, err, json};
+use crate::ids::no_id;
+
+/// The Python name of the id, for messages.
+const NAME: &str = "kguid.sno.Sno";
+
+/// A `meta` argument, the metabyte: 0..=255.
+fn meta_arg(meta: &Int) -> PyResult<u8> {
+    meta.fit(Limit::Part("meta", u8::MAX.into()))
+}
+
+/// A 16-bit part of a sno id (`partition`, `sequence`): 0..=65535.
+fn u16_part(v: &Int, name: &'static str) -> PyResult<u16> {
+    v.fit(Limit::Part(name, u16::MAX.into()))
+}
+
+/// A setting of `Snapshot` or `Generator` read as a `T`, `T`'s range.
+fn setting<T>(v: &Int, name: &'static str, min: i128, max: i128) -> PyResult<T>
+where
+    T: TryFrom<i64> + for<'a, 'py> FromPyObject<'a, 'py>,
+{
+    v.fit(Limit::Range(name, min, max))
+}
 
 /// A 10-byte id of muyo/sno: time (4 ms units since 2010), tick-tock bit,
 /// metabyte, partition and sequence.
@@ -71,24 +92,22 @@ impl Sno {
             return Ok(*id.get());
         }
         if value.is_instance_of::<PyString>() {
-            return Self::parse(value);
+            return Self::parse(value.extract()?);
         }
         if let Ok(b) = value.cast::<PyBytes>() {
             return Self::from_bytes(b.as_bytes());
         }
-        if let Ok(v) = value.extract::<u128>() {
-            return Self::from_int(v);
+        if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+            return Self::from_int(value.extract()?);
         }
-        Err(PyTypeError::new_err(format!(
-            "no Sno of {}",
-            value.get_type().name()?
-        )))
+        no_id(value, NAME, "a str, bytes, an int or a Sno")
     }
 
     /// A new id from the process-wide generator, with the metabyte `meta`.
     #[staticmethod]
-    #[pyo3(signature = (meta = 0))]
-    fn now(py: Python<'_>, meta: u8) -> PyResult<Bound<'_, PyAny>> {
+    #[pyo3(signature = (meta = Int::ZERO), text_signature = "(meta=0)")]
+    fn now(py: Python<'_>, meta: Int) -> PyResult<Bound<'_, PyAny>> {
+        let meta = meta_arg(&meta)?;
         let g = global()?;
         let id = match g.try_next(meta) {
             Ok(id) => Sno(id),
@@ -102,8 +121,8 @@ impl Sno {
 
     /// Parses the 16-character string, strictly.
     #[staticmethod]
-    fn parse(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Id::parse_bytes(text_arg(s)?).map(Sno).map_err(err)
+    fn parse(s: Text<'_>) -> PyResult<Self> {
+        Id::parse_bytes(s.bytes()).map(Sno).map_err(err)
     }
 
     /// The id of exactly 10 bytes.
@@ -114,45 +133,50 @@ impl Sno {
 
     /// The id of an 80-bit value.
     #[staticmethod]
-    fn from_int(v: u128) -> PyResult<Self> {
-        Id::from_u128(v).map(Sno).map_err(err)
+    fn from_int(v: Int) -> PyResult<Self> {
+        id_of_int(&v, NAME, 80, Id::from_u128).map(Sno)
     }
 
     /// Reads the JSON value the crate's serde writes (`null` is the zero id).
     #[staticmethod]
-    fn from_json(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-        serde_json::from_slice::<Id>(&text_arg(s)?)
+    fn from_json(s: Text<'_>) -> PyResult<Self> {
+        serde_json::from_slice::<Id>(s.bytes())
             .map(Sno)
-            .map_err(|e| crate::errors::Error::new_err(e.to_string()))
+            .map_err(|e| json(NAME, e))
     }
 
     /// The id of these parts: the time (Unix nanoseconds or a `datetime`,
     /// floored to 4 ms), the tick-tock bit, the metabyte, the partition and
     /// the sequence.
     #[staticmethod]
-    #[pyo3(signature = (time, tick = false, meta = 0, partition = 0, sequence = 0))]
-    fn compose(
-        time: &Bound<'_, PyAny>,
-        tick: bool,
-        meta: u8,
-        partition: u16,
-        sequence: u16,
-    ) -> PyResult<Self> {
-        Id::compose(time_ns_arg(time)?, tick, meta, partition, sequence)
+    #[pyo3(
+        signature = (time, tick = false, meta = Int::ZERO, partition = Int::ZERO, sequence = Int::ZERO),
+        text_signature = "(time, tick=False, meta=0, partition=0, sequence=0)"
+    )]
+    fn compose(time: Time, tick: bool, meta: Int, partition: Int, sequence: Int) -> PyResult<Self> {
+        let (meta, partition) = (meta_arg(&meta)?, u16_part(&partition, "partition")?);
+        let sequence = u16_part(&sequence, "sequence")?;
+        Id::compose(time.ns("time")?, tick, meta, partition, sequence)
             .map(Sno)
             .map_err(err)
     }
 
     /// The id of these parts, the time in sno's units (4 ms since 2010).
     #[staticmethod]
-    #[pyo3(signature = (units, tick = false, meta = 0, partition = 0, sequence = 0))]
+    #[pyo3(
+        signature = (units, tick = false, meta = Int::ZERO, partition = Int::ZERO, sequence = Int::ZERO),
+        text_signature = "(units, tick=False, meta=0, partition=0, sequence=0)"
+    )]
     fn from_units(
-        units: u64,
+        units: Int,
         tick: bool,
-        meta: u8,
-        partition: u16,
-        sequence: u16,
+        meta: Int,
+        partition: Int,
+        sequence: Int,
     ) -> PyResult<Self> {
+        let units = units.fit(Limit::Part("units", guid::sno::MAX_UNITS))?;
+        let (meta, partition) = (meta_arg(&meta)?, u16_part(&partition, "partition")?);
+        let sequence = u16_part(&sequence, "sequence")?;
         Id::from_units(units, tick, meta, partition, sequence)
             .map(Sno)
             .map_err(err)
@@ -247,7 +271,7 @@ impl Sno {
 
     /// The JSON value the crate's serde writes (`null` for the zero id).
     fn to_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.0).map_err(|e| crate::errors::Error::new_err(e.to_string()))
+        serde_json::to_string(&self.0).map_err(|e| json(NAME, e))
     }
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
@@ -292,30 +316,39 @@ pub struct Snapshot(pub Snap);
 
 #[pymethods]
 impl Snapshot {
-    /// A snapshot of these fields (sno's, snake-cased).
+    /// A snapshot of these fields (sno's, snake-cased), each in its Rust
+    /// type's range (`partition`, `sequence_min`, `sequence_max` 16 bits,
+    /// `sequence` and `drifts` 32, the times signed 64); the generator
+    /// that restores it checks the rest.
     #[new]
-    #[pyo3(signature = (*, partition = 0, sequence_min = 0, sequence_max = 0, sequence = 0, now = 0, wall_hi = 0, wall_safe = 0, drifts = 0))]
+    #[pyo3(
+        signature = (*, partition = Int::ZERO, sequence_min = Int::ZERO, sequence_max = Int::ZERO, sequence = Int::ZERO, now = Int::ZERO, wall_hi = Int::ZERO, wall_safe = Int::ZERO, drifts = Int::ZERO),
+        text_signature = "(*, partition=0, sequence_min=0, sequence_max=0, sequence=0, now=0, wall_hi=0, wall_safe=0, drifts=0)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        partition: u16,
-        sequence_min: u16,
-        sequence_max: u16,
-        sequence: u32,
-        now: i64,
-        wall_hi: i64,
-        wall_safe: i64,
-        drifts: u32,
-    ) -> Self {
-        Snapshot(Snap {
-            partition,
-            sequence_min,
-            sequence_max,
-            sequence,
-            now,
-            wall_hi,
-            wall_safe,
-            drifts,
-        })
+        partition: Int,
+        sequence_min: Int,
+        sequence_max: Int,
+        sequence: Int,
+        now: Int,
+        wall_hi: Int,
+        wall_safe: Int,
+        drifts: Int,
+    ) -> PyResult<Self> {
+        const U16: i128 = u16::MAX as i128;
+        const U32: i128 = u32::MAX as i128;
+        const I64: (i128, i128) = (i64::MIN as i128, i64::MAX as i128);
+        Ok(Snapshot(Snap {
+            partition: u16_part(&partition, "partition")?,
+            sequence_min: setting(&sequence_min, "sequence_min", 0, U16)?,
+            sequence_max: setting(&sequence_max, "sequence_max", 0, U16)?,
+            sequence: setting(&sequence, "sequence", 0, U32)?,
+            now: setting(&now, "now", I64.0, I64.1)?,
+            wall_hi: setting(&wall_hi, "wall_hi", I64.0, I64.1)?,
+            wall_safe: setting(&wall_safe, "wall_safe", I64.0, I64.1)?,
+            drifts: setting(&drifts, "drifts", 0, U32)?,
+        }))
     }
 
     /// The partition.
@@ -368,20 +401,45 @@ impl Snapshot {
 
     /// sno's JSON of the snapshot.
     fn to_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.0).map_err(|e| crate::errors::Error::new_err(e.to_string()))
+        serde_json::to_string(&self.0).map_err(|e| json(SNAPSHOT, e))
     }
 
-    /// The snapshot of sno's JSON.
+    /// The snapshot of sno's JSON, by the crate's reader; an error names
+    /// the field it failed on.
     #[staticmethod]
-    fn from_json(s: &Bound<'_, PyAny>) -> PyResult<Self> {
-        serde_json::from_slice::<Snap>(&text_arg(s)?)
+    fn from_json(s: Text<'_>) -> PyResult<Self> {
+        serde_json::from_slice::<Snap>(s.bytes())
             .map(Snapshot)
-            .map_err(|e| crate::errors::Error::new_err(e.to_string()))
+            .map_err(|e| json(SNAPSHOT, snapshot_error(s.bytes(), e)))
     }
 
     fn __repr__(&self) -> String {
         format!("kguid.sno.Snapshot({:?})", self.0)
     }
+}
+
+/// The Python name of a snapshot, for messages.
+const SNAPSHOT: &str = "kguid.sno.Snapshot";
+
+/// Why the crate's reader refused a snapshot's JSON `text`: its error
+/// `e`, after the first field that the reader refuses alone (its error
+/// on the whole object may only say where it stopped), and the form the
+/// crate writes.
+#[cold]
+fn snapshot_error(text: &[u8], e: serde_json::Error) -> String {
+    let form = serde_json::to_string(&Snap::default()).unwrap_or_default();
+    let fields = match serde_json::from_slice::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => return format!("{e} (sno's form: {form})"),
+    };
+    for (name, value) in fields {
+        let alone =
+            serde_json::Value::Object([(name.clone(), value.clone())].into_iter().collect());
+        if let Err(why) = serde_json::from_value::<Snap>(alone) {
+            return format!("field {name:?} is {value}: {why} (sno's form: {form})");
+        }
+    }
+    format!("{e} (sno's form: {form})")
 }
 
 /// sno's generator: a partition, sequence bounds, the tick-tock bit
@@ -397,24 +455,25 @@ impl Generator {
     #[new]
     #[pyo3(signature = (partition = None, sequence_min = None, sequence_max = None, *, time = None, restore = None))]
     fn new(
-        partition: Option<u16>,
-        sequence_min: Option<u16>,
-        sequence_max: Option<u16>,
+        partition: Option<Int>,
+        sequence_min: Option<Int>,
+        sequence_max: Option<Int>,
         time: Option<PyRef<'_, MockTime>>,
         restore: Option<PyRef<'_, Snapshot>>,
     ) -> PyResult<Self> {
+        const U16: i128 = u16::MAX as i128;
         let mut b = Gen::builder();
         if let Some(s) = restore {
             b = b.restore(s.0);
         }
         if let Some(p) = partition {
-            b = b.partition(p);
+            b = b.partition(u16_part(&p, "partition")?);
         }
         if let Some(min) = sequence_min {
-            b = b.sequence_min(min);
+            b = b.sequence_min(setting(&min, "sequence_min", 0, U16)?);
         }
         if let Some(max) = sequence_max {
-            b = b.sequence_max(max);
+            b = b.sequence_max(setting(&max, "sequence_max", 0, U16)?);
         }
         if let Some(t) = time {
             b = b.time(t.0.clone());
@@ -423,16 +482,16 @@ impl Generator {
     }
 
     /// A new id with the metabyte `meta`.
-    #[pyo3(signature = (meta = 0))]
-    fn next(&self, meta: u8) -> PyResult<Sno> {
-        self.0.try_next(meta).map(Sno).map_err(err)
+    #[pyo3(signature = (meta = Int::ZERO), text_signature = "($self, meta=0)")]
+    fn next(&self, meta: Int) -> PyResult<Sno> {
+        self.0.try_next(meta_arg(&meta)?).map(Sno).map_err(err)
     }
 
     /// An id at a time (Unix nanoseconds or a `datetime`) with the
     /// metabyte `meta` (sno's `NewWithTime`).
-    fn next_with_time(&self, meta: u8, time: &Bound<'_, PyAny>) -> PyResult<Sno> {
+    fn next_with_time(&self, meta: Int, time: Time) -> PyResult<Sno> {
         self.0
-            .next_with_time(meta, time_arg(time)?)
+            .next_with_time(meta_arg(&meta)?, time.system("time")?)
             .map(Sno)
             .map_err(err)
     }

@@ -186,6 +186,6 @@ def test_a_batch_too_large_is_a_memory_error_not_an_abort():
     for make in [Guid.batch, v3.Xuid.batch, kguid.Clock().batch, flake.Clock().batch]:
         with pytest.raises(MemoryError):
             make(10**15)
-    with pytest.raises(OverflowError):
+    with pytest.raises(kguid.RangeError, match="^n -1 is outside"):
         Guid.batch(-1)
     assert len(Guid.batch(3)) == 3

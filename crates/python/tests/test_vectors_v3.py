@@ -407,8 +407,9 @@ def test_malformed_inputs_are_typed_errors():
             assert str(got) == case["canonical_string"], what
             same += 1
         elif expect == NOT_A_STRING:
-            with pytest.raises(kguid.Error, match="^invalid type"):
+            with pytest.raises(kguid.Error, match=r"^invalid kguid\.v3\.\w+ JSON: invalid type") as e:
                 decode(ty, decoder, data)
+            assert e.value.kind == "Json"
             assert not case["ok"]
             go_errors += 1
         else:

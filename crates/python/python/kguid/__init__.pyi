@@ -2,12 +2,14 @@ import datetime
 from typing import ClassVar, List, Optional, Union
 
 from . import flake as flake, sno as sno, v3 as v3
-from ._ids import _Id, _Text, _Time
+from ._ids import _Cells, _Id, _Text, _Time
 
 _DriftArg = Union["Drift", int, datetime.timedelta, None]
 
 class Error(ValueError):
-    """An id, part or setting the crate rejects; ``kind`` names the reason."""
+    """An id, part or setting the crate rejects; ``kind`` names the reason
+    (the crate's ``ErrorKind``; ``"Json"`` for a JSON text its reader
+    refuses, ``"UsedUp"`` for a 96-bit clock with no id left)."""
     kind: str
 
 class LengthError(Error):
@@ -26,6 +28,7 @@ class TooWideError(Error):
 class DriftError(Error): ...
 
 class PartError(Error):
+    """A part of an id (``name``) outside its field: ``value`` not in 0..=``max``."""
     name: str
     value: int
     max: int
@@ -53,6 +56,7 @@ class ForkedError(Error): ...
 class InverseError(Error): ...
 
 class RangeError(Error):
+    """A setting (``name``) outside its range: ``value`` not in ``min``..=``max``."""
     name: str
     value: int
     min: int
@@ -96,7 +100,7 @@ class Guid(_Id):
     @staticmethod
     def from_json(s: _Text) -> "Guid": ...
     @staticmethod
-    def fold(n: int, cells: bytes) -> "Guid": ...
+    def fold(n: int, cells: _Cells) -> "Guid": ...
     @staticmethod
     def zero(drift: _DriftArg = None) -> "Guid": ...
     @staticmethod
@@ -129,7 +133,7 @@ class Luid(_Id):
     @staticmethod
     def from_json(s: _Text) -> "Luid": ...
     @staticmethod
-    def fold(n: int, cells: bytes) -> "Luid": ...
+    def fold(n: int, cells: _Cells) -> "Luid": ...
     @staticmethod
     def zero(drift: _DriftArg = None) -> "Luid": ...
     @staticmethod

@@ -1,8 +1,9 @@
 # Shared shapes of the id classes (stubs only).
 import datetime
-from typing import Any, ClassVar, TypeVar, Union
+from typing import Any, ClassVar, Sequence, TypeVar, Union
 
 _Text = Union[str, bytes]
+_Cells = Union[bytes, Sequence[int]]
 _Time = Union[int, datetime.datetime]
 _I = TypeVar("_I")
 
