@@ -71,25 +71,50 @@ function nowMs() {
   return t;
 }
 
-/** Reads a custom time source: a BigInt of Unix ns, or a number of Unix ms. */
+/** A custom time source: a function, or undefined for the package's time. */
+function sourceOf(time) {
+  if (time === undefined || typeof time === 'function') return time;
+  throw new TypeError(`kguid: the time option is a function returning the time, not ${kindOf(time)}`);
+}
+
+/**
+ * Reads a custom time source: a BigInt of Unix ns, or a number of Unix ms,
+ * within the clocks' 64-bit Unix ns. A BigInt is handed over first and NaN
+ * returned, which the call reads as "the time handed over".
+ */
 function timeOf(source) {
   if (source === undefined) return nowMs();
   const t = source();
   if (typeof t === 'bigint') {
-    W.set_time_ns(t);
+    W.set_time_ns(int(t, "the time source's Unix ns", U64));
     return NaN;
   }
-  return t;
+  return ms(t, "the time source's Unix ms");
+}
+
+/**
+ * A number of milliseconds whose nanoseconds fit 64 bits, as the clocks
+ * read time (Unix ns, `u64`): a finite number from 0 below 2^64 / 10^6.
+ */
+function ms(v, name) {
+  if (typeof v === 'number') {
+    if (v >= 0 && v * 1e6 < 2 ** 64) return v;
+    throw new RangeError(`kguid: ${name} is a number of milliseconds from 0 below 2^64 ns, not ${show(v)}`);
+  }
+  throw new TypeError(`kguid: ${name} is a number of milliseconds, not ${kindOf(v)}`);
 }
 
 // ---------------------------------------------------------------- errors
 
-/** An error of the crate: `kind` names its `ErrorKind`, with its fields. */
+/**
+ * An error of the crate: `kind` names its `ErrorKind`, with its fields
+ * (the part a Part or Range error names is `part`; `name` is the class's).
+ */
 export class KguidError extends Error {
   constructor(info) {
     super(info.message);
     this.name = 'KguidError';
-    for (const k of Object.keys(info)) if (k !== 'message') this[k] = info[k];
+    for (const k of Object.keys(info)) if (k !== 'message' && k !== 'name') this[k] = info[k];
   }
 }
 
@@ -102,9 +127,111 @@ function check(status) {
   return status;
 }
 
+/** The address a batch call returned; null is a failure. */
+function addr(ptr) {
+  if (ptr === 0) throw thrown();
+  return ptr;
+}
+
 function must(v) {
   if (v === undefined) throw thrown();
   return v;
+}
+
+// ---------------------------------------------------------------- arguments
+//
+// Every argument is checked here before it crosses: wasm-bindgen's
+// conversions would wrap a number or a BigInt into the Rust parameter's
+// type (70,000 into a u16 is 4,464; 2^64 + 5 into a u64 is 5), truncate a
+// fraction and read NaN, a string or null as 0. Each rule is one helper;
+// an argument of another kind is a TypeError, one of the right kind out of
+// the range of the Rust type a RangeError, both naming the argument. What
+// the Rust type holds goes to the crate, whose refusals are KguidErrors.
+
+/**
+ * A range of integers, its bounds as numbers (for numbers: comparing a
+ * number with a BigInt is slow) and as BigInts; `wide`: held as a BigInt
+ * (types wider than 32 bits).
+ */
+const range = (min, max) => ({
+  min: Number(min),
+  max: Number(max),
+  minB: BigInt(min),
+  maxB: BigInt(max),
+  wide: typeof max === 'bigint',
+});
+/** The ranges of the Rust parameters' integer types. */
+const U8 = range(0, 0xff);
+const U16 = range(0, 0xffff);
+const U32 = range(0, 0xffff_ffff);
+const U64 = range(0n, 2n ** 64n - 1n);
+const I64 = range(-(2n ** 63n), 2n ** 63n - 1n);
+const U128 = range(0n, 2n ** 128n - 1n);
+
+/** What a value is, for a TypeError. */
+function kindOf(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'undefined' ? 'undefined' : t === 'object' ? 'an object' : `a ${t}`;
+}
+
+/** A value as an error message shows it. */
+function show(v) {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  return Object.is(v, -0) ? '-0' : String(v);
+}
+
+/**
+ * An integer argument, checked as the Rust integer type `r` it crosses to:
+ * a number that is a safe integer, or a BigInt, within `r`; returned as
+ * `r` holds it (a number, or a BigInt if wide). Small, to be inlined: the
+ * rest is `intOther`'s.
+ */
+function int(v, name, r) {
+  // A safe integer is exact against the bounds as numbers.
+  if (typeof v === 'number' && v >= r.min && v <= r.max && Number.isSafeInteger(v)) return r.wide ? BigInt(v) : v;
+  if (typeof v === 'bigint' && v >= r.minB && v <= r.maxB) return r.wide ? v : Number(v);
+  return intOther(v, name, r);
+}
+
+/** `int` of a value out of range or of another kind: its error. */
+function intOther(v, name, r) {
+  if (typeof v !== 'number' && typeof v !== 'bigint') {
+    throw new TypeError(`kguid: ${name} is an integer (a number or a BigInt), not ${kindOf(v)}`);
+  }
+  throw new RangeError(`kguid: ${name} is an integer from ${r.minB} to ${r.maxB}, not ${show(v)}`);
+}
+
+/** An optional argument: `undefined`, or checked by `f`. */
+function opt(v, f, ...args) {
+  return v === undefined ? undefined : f(v, ...args);
+}
+
+/** A boolean argument. */
+function bool(v, name) {
+  if (typeof v === 'boolean') return v;
+  throw new TypeError(`kguid: ${name} is a boolean, not ${kindOf(v)}`);
+}
+
+/** A string argument. */
+function str(v, name) {
+  if (typeof v === 'string') return v;
+  throw new TypeError(`kguid: ${name} is a string, not ${kindOf(v)}`);
+}
+
+/** An argument that is an instance of class `C`. */
+function of(v, C, name) {
+  if (v instanceof C) return v;
+  throw new TypeError(`kguid: ${name} is a ${C.name}, not ${kindOf(v)}`);
+}
+
+/** Bytes: a Uint8Array, or an array of integers 0..255. */
+function bytesArg(v, name) {
+  if (v instanceof Uint8Array) return v;
+  if (!Array.isArray(v)) throw new TypeError(`kguid: ${name} is a Uint8Array or an array of bytes, not ${kindOf(v)}`);
+  return Uint8Array.from(v, (b, i) => int(b, `byte ${i} of ${name}`, U8));
 }
 
 // ---------------------------------------------------------------- strings and bytes
@@ -128,9 +255,9 @@ function ioString(len) {
   return decoder.decode(b.subarray(IO, IO + len));
 }
 
-/** Writes `s` as UTF-8 to the io buffer; its byte length, or -1 if it does not fit. */
+/** Writes the string `s` as UTF-8 to the io buffer; its byte length, or -1 if it does not fit. */
 function ioPut(s) {
-  if (typeof s !== 'string') throw new TypeError(`kguid: expected a string, got ${typeof s}`);
+  str(s, 'the string');
   const n = s.length;
   if (n > IO_CAP) return -1;
   const b = o8();
@@ -145,32 +272,39 @@ function ioPut(s) {
   return n;
 }
 
-/** Copies bytes to the io buffer; their length, or -1 if they do not fit. */
+/** Copies checked bytes (`bytesArg`) to the io buffer; their length, or -1 if they do not fit. */
 function ioPutBytes(bytes) {
-  if (!(bytes instanceof Uint8Array)) {
-    if (Array.isArray(bytes)) bytes = Uint8Array.from(bytes);
-    else throw new TypeError('kguid: expected a Uint8Array');
-  }
   if (bytes.length > IO_CAP) return -1;
   o8().set(bytes, IO);
   return bytes.length;
+}
+
+/**
+ * Calls `small(len)` with the string `s` in the io buffer, or `slice(bytes)`
+ * with its UTF-8 bytes if it does not fit.
+ */
+function withText(s, small, slice) {
+  const len = ioPut(s);
+  return len < 0 ? slice(encoder.encode(s)) : small(len);
+}
+
+/** As `withText`, for bytes (`bytesArg`'s). */
+function withBytes(b, small, slice) {
+  const len = ioPutBytes(b);
+  return len < 0 ? slice(b) : small(len);
 }
 
 function ioBytes(len) {
   return o8().slice(IO, IO + len);
 }
 
-function big(v, what) {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  throw new TypeError(`kguid: ${what} must be a BigInt or a safe integer`);
-}
-
-/** Unix ns of a BigInt (ns) or a Date. */
+/** Unix ns of a time argument, a BigInt (ns) or a Date, within 64 bits (the crate's `u64`). */
 function ns(t) {
-  if (t instanceof Date) return BigInt(t.getTime()) * 1_000_000n;
-  if (typeof t === 'bigint') return t;
-  throw new TypeError('kguid: a time is a BigInt of Unix nanoseconds or a Date');
+  if (typeof t === 'bigint') return int(t, 'the time (Unix ns)', U64);
+  if (!(t instanceof Date)) throw new TypeError(`kguid: the time is a BigInt of Unix nanoseconds or a Date, not ${kindOf(t)}`);
+  const millis = t.getTime();
+  if (millis >= 0 && millis * 1e6 < 2 ** 64) return BigInt(millis) * 1_000_000n;
+  throw new RangeError(`kguid: the time is a Date from 1970 to 2554 (Unix ns in 64 bits), not ${Number.isNaN(millis) ? 'an invalid Date' : t.toISOString()}`);
 }
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
@@ -202,7 +336,7 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** A new id of the package's default clock of this generation. */
     static now() {
-      W.now(tag, nowMs(), 0);
+      check(W.now(tag, nowMs(), 0));
       return Id._out();
     }
 
@@ -211,25 +345,25 @@ function defineId(tag, name, bytes, defaultDrift) {
      * time, as an array of ids.
      */
     static batch(n) {
-      return idsOf(Id, W.fill(tag, count(n), nowMs(), 0), n);
+      n = count(n);
+      return idsOf(Id, W.fill(tag, n, nowMs(), 0), n);
     }
 
     /** `n` new ids as one Uint8Array of their bytes, `BYTES` each. */
     static batchBytes(n) {
-      return bytesOf(W.fill(tag, count(n), nowMs(), 0), n * bytes);
+      n = count(n);
+      return bytesOf(W.fill(tag, n, nowMs(), 0), n * bytes);
     }
 
     /** Reads the text form (`toString()`), strictly. */
     static fromString(s) {
-      const len = ioPut(s);
-      check(len < 0 ? W.parse_slice(tag, encoder.encode(s)) : W.parse(tag, len));
+      check(withText(s, (len) => W.parse(tag, len), (b) => W.parse_slice(tag, b)));
       return Id._out();
     }
 
     /** Reads the base62 string. */
     static fromBase62(s) {
-      const len = ioPut(s);
-      check(len < 0 ? W.from_base62_slice(tag, encoder.encode(s)) : W.from_base62(tag, len));
+      check(withText(s, (len) => W.from_base62(tag, len), (b) => W.from_base62_slice(tag, b)));
       return Id._out();
     }
 
@@ -251,14 +385,14 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The id of exactly `BYTES` big-endian bytes. */
     static fromBytes(b) {
-      const len = ioPutBytes(b);
-      check(len < 0 ? W.from_bytes_slice(tag, Uint8Array.from(b)) : W.from_bytes(tag, len));
+      b = bytesArg(b, 'the bytes');
+      check(withBytes(b, (len) => W.from_bytes(tag, len), (s) => W.from_bytes_slice(tag, s)));
       return Id._out();
     }
 
     /** The id of an integer value (BigInt). */
     static fromBigInt(v) {
-      check(W.from_u128(tag, big(v, 'the value')));
+      check(W.from_u128(tag, int(v, 'the value', U128)));
       return Id._out();
     }
 
@@ -276,7 +410,7 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** Sorts ids: `ids.sort(Guid.compare)`. */
     static compare(a, b) {
-      return a.compare(b);
+      return of(a, Id, 'the id').compare(b);
     }
 
     /** The big-endian bytes. */
@@ -309,7 +443,7 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** -1, 0 or 1: the order of the ids. */
     compare(o) {
-      if (!(o instanceof Id)) throw new TypeError(`kguid: compare a ${name} with a ${name}`);
+      of(o, Id, 'the other id');
       return W.compare(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d);
     }
 
@@ -349,18 +483,23 @@ function defineId(tag, name, bytes, defaultDrift) {
   Object.assign(Id, {
     /** The id of parts: node, time (BigInt ns or Date), sequence, drift code. */
     compose(node, time, seq, drift = defaultDrift) {
-      check(W.compose(tag, big(node, 'the node'), ns(time), seq, drift));
+      return Id._compose(node, time, seq, drift);
+    },
+    /** @internal compose, which the local ids call without a node. */
+    _compose(node, time, seq, drift) {
+      check(W.compose(tag, int(node, 'the node', U64), ns(time), int(seq, 'the sequence', U16), int(drift, 'the drift code', U8)));
       return Id._out();
     },
     /** The zero id of a drift code. */
     zero(drift = defaultDrift) {
-      check(W.zero(tag, drift));
+      check(W.zero(tag, int(drift, 'the drift code', U8)));
       return Id._out();
     },
     /** Puts `split` cells back together. */
     fold(n, cells) {
-      const len = check(ioPutBytes(cells));
-      check(W.fold(tag, n, len));
+      n = int(n, 'the cell width', U32);
+      cells = bytesArg(cells, 'the cells');
+      check(withBytes(cells, (len) => W.fold(tag, n, len), (c) => W.fold_slice(tag, n, c)));
       return Id._out();
     },
   });
@@ -371,10 +510,11 @@ function defineId(tag, name, bytes, defaultDrift) {
     },
     /** The value in `n`-bit cells from the top (Go's Split). */
     split(n) {
-      return ioBytes(check(W.split(tag, this._a, this._b, this._c, this._d, n)));
+      return ioBytes(check(W.split(tag, this._a, this._b, this._c, this._d, int(n, 'the cell width', U32))));
     },
     /** Go's Diff: times and sequences subtracted. */
     diff(o) {
+      of(o, Id, 'the other id');
       W.diff(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d);
       return Id._out();
     },
@@ -404,17 +544,17 @@ function extend(C, props, statics = {}) {
 
 /** The most ids one batch makes. */
 const MAX_BATCH = 1 << 24;
+/** The range of a batch's length. */
+const BATCH = range(0, MAX_BATCH);
 
-/** The length of a batch, checked: a whole number from 0 to `MAX_BATCH`. */
+/** The length of a batch, checked: an integer from 0 to `MAX_BATCH`. */
 function count(n) {
-  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_BATCH) {
-    throw new RangeError(`kguid: a batch is 0 to ${MAX_BATCH} ids, not ${n}`);
-  }
-  return n;
+  return int(n, "a batch's length", BATCH);
 }
 
-/** `n` ids of class `C` from the bytes at `ptr`. */
+/** `n` ids of class `C` from the bytes at a batch call's address (null: its error). */
 function idsOf(C, ptr, n) {
+  addr(ptr);
   const stride = C.BYTES;
   const b = o8();
   const dv = new DataView(b.buffer, ptr, n * stride);
@@ -429,7 +569,9 @@ function idsOf(C, ptr, n) {
   return ids;
 }
 
+/** `len` bytes from a batch call's address (null: its error). */
 function bytesOf(ptr, len) {
+  addr(ptr);
   return o8().slice(ptr, ptr + len);
 }
 
@@ -438,7 +580,7 @@ function words(id) {
 }
 
 function cast(id, tag, to, C, node = 0n) {
-  check(W.cast(tag, id._a, id._b, id._c, id._d, to, big(node, 'the node')));
+  check(W.cast(tag, id._a, id._b, id._c, id._d, to, int(node, 'the node', U64)));
   return C._out();
 }
 
@@ -451,7 +593,7 @@ export const Luid = defineId(T.LUID, 'Luid', 8, 3);
 
 // The hot path: one call, one object.
 Guid.now = function now() {
-  W.now_g(nowMs());
+  if (W.now_g(nowMs()) !== 0) throw thrown();
   const o = o32();
   return new Guid(o[OUT], o[OUT + 1], o[OUT + 2], 0);
 };
@@ -480,7 +622,7 @@ extend(
   {
     /** The global id of a local id made on `node`. */
     fromLocal(luid, node) {
-      return cast(luid, T.LUID, T.GUID, Guid, node);
+      return cast(of(luid, Luid, 'the local id'), T.LUID, T.GUID, Guid, node);
     },
   },
 );
@@ -522,23 +664,28 @@ extend(
     },
     /** The local id of a `toI64` value. */
     fromI64(v) {
-      check(W.local_from_i64(T.LUID, big(v, 'the value')));
+      check(W.local_from_i64(T.LUID, int(v, 'the value', I64)));
       return Luid._out();
     },
     /** The smallest local id at a time (Go's FromT): BigInt ns or Date. */
     fromTime(time, drift = 3) {
-      check(W.luid_from_time(ns(time), drift));
+      check(W.luid_from_time(ns(time), int(drift, 'the drift code', U8)));
       return Luid._out();
     },
     /** v2's Luid.compose has no node: (time, seq, drift). */
     compose(time, seq, drift = 3) {
-      check(W.compose(T.LUID, 0n, ns(time), seq, drift));
-      return Luid._out();
+      return Luid._compose(0n, time, seq, drift);
     },
   },
 );
 
 // ---------------------------------------------------------------- v3
+
+/** The first id (class `C`, tag `tag`) of a v3 clock's node and drift at a time. */
+function fromTime(clock, time, tag, C) {
+  of(clock, V3Clock, 'the clock')._raw.from_time(tag, ns(time));
+  return C._out();
+}
 
 /** The 96-bit global id of Go's guid v3. */
 export const V3Guid = defineId(T.V3_GUID, 'v3.Guid', 12, 4);
@@ -561,24 +708,26 @@ extend(
     toXuid() {
       return cast(this, T.V3_GUID, T.XUID, Xuid);
     },
-    /** Order within a ring of nodes, from `reference` (Go's ring compare). */
+    /**
+     * Order within a ring of nodes, from `reference` (Go's ring compare): a
+     * 64-bit reference taken modulo 2^32, as Go's OrdRingG takes it.
+     */
     cmpRing(o, reference) {
-      const [a, b, c, d] = words(o);
-      return W.cmp_ring(T.V3_GUID, this._a, this._b, this._c, 0, a, b, c, d, big(reference, 'the reference'));
+      const [a, b, c, d] = words(of(o, V3Guid, 'the other id'));
+      return W.cmp_ring(T.V3_GUID, this._a, this._b, this._c, 0, a, b, c, d, int(reference, 'the reference', U64));
     },
   },
   {
     /** The v3 id of a v2 id (Go's FromV2): a Guid, its string or its base62. */
     fromV2(v2, { base62 = false } = {}) {
       if (v2 instanceof Guid) return cast(v2, T.GUID, T.V3_GUID, V3Guid);
-      const len = check(ioPut(v2));
-      check(W.v3_from_v2_text(len, base62));
+      bool(base62, 'the base62 option');
+      check(withText(v2, (len) => W.v3_from_v2_text(len, base62), (b) => W.v3_from_v2_slice(b, base62)));
       return V3Guid._out();
     },
     /** The first id of a clock's node and drift at a time (BigInt ns or Date). */
     fromTime(clock, time) {
-      clock._raw.from_time(T.V3_GUID, ns(time));
-      return V3Guid._out();
+      return fromTime(clock, time, T.V3_GUID, V3Guid);
     },
   },
 );
@@ -610,16 +759,14 @@ extend(
       return V3Luid.fromBigInt(v);
     },
     fromI64(v) {
-      check(W.local_from_i64(T.V3_LUID, big(v, 'the value')));
+      check(W.local_from_i64(T.V3_LUID, int(v, 'the value', I64)));
       return V3Luid._out();
     },
     compose(time, seq, drift = 4) {
-      check(W.compose(T.V3_LUID, 0n, ns(time), seq, drift));
-      return V3Luid._out();
+      return V3Luid._compose(0n, time, seq, drift);
     },
     fromTime(clock, time) {
-      clock._raw.from_time(T.V3_LUID, ns(time));
-      return V3Luid._out();
+      return fromTime(clock, time, T.V3_LUID, V3Luid);
     },
   },
 );
@@ -639,15 +786,15 @@ extend(
     toGuid() {
       return cast(this, T.XUID, T.V3_GUID, V3Guid);
     },
+    /** As v3.Guid's, the reference taken modulo 2^58 (Go's OrdRingX). */
     cmpRing(o, reference) {
-      const [a, b, c, d] = words(o);
-      return W.cmp_ring(T.XUID, this._a, this._b, this._c, this._d, a, b, c, d, big(reference, 'the reference'));
+      const [a, b, c, d] = words(of(o, Xuid, 'the other id'));
+      return W.cmp_ring(T.XUID, this._a, this._b, this._c, this._d, a, b, c, d, int(reference, 'the reference', U64));
     },
   },
   {
     fromTime(clock, time) {
-      clock._raw.from_time(T.XUID, ns(time));
-      return Xuid._out();
+      return fromTime(clock, time, T.XUID, Xuid);
     },
   },
 );
@@ -657,15 +804,22 @@ extend(
 /** The 10-byte id of Go's muyo/sno. */
 export const Sno = defineId(T.SNO, 'Sno', 10);
 
+/** A metabyte argument. */
+function meta8(meta) {
+  return int(meta, 'the metabyte', U8);
+}
+
 Sno.now = function now(meta = 0) {
-  W.now(T.SNO, nowMs(), meta);
+  check(W.now(T.SNO, nowMs(), meta8(meta)));
   return Sno._out();
 };
 Sno.batch = function batch(n, meta = 0) {
-  return idsOf(Sno, W.fill(T.SNO, count(n), nowMs(), meta), n);
+  n = count(n);
+  return idsOf(Sno, W.fill(T.SNO, n, nowMs(), meta8(meta)), n);
 };
 Sno.batchBytes = function batchBytes(n, meta = 0) {
-  return bytesOf(W.fill(T.SNO, count(n), nowMs(), meta), n * 10);
+  n = count(n);
+  return bytesOf(W.fill(T.SNO, n, nowMs(), meta8(meta)), n * 10);
 };
 
 extend(
@@ -704,7 +858,15 @@ extend(
   {
     /** The id of parts: Unix ns (BigInt or Date), tick-tock, metabyte, partition, sequence. */
     compose(unixNs, tick, meta, partition, sequence) {
-      check(W.sno_compose(ns(unixNs), !!tick, meta, partition, sequence));
+      check(
+        W.sno_compose(
+          ns(unixNs),
+          bool(tick, 'the tick-tock bit'),
+          meta8(meta),
+          int(partition, 'the partition', U16),
+          int(sequence, 'the sequence', U16),
+        ),
+      );
       return Sno._out();
     },
   },
@@ -712,10 +874,6 @@ extend(
 Object.defineProperty(Sno, 'ZERO', { get: () => Sno.MIN });
 
 // ---------------------------------------------------------------- clocks
-
-function fillOf(C, ptr, n) {
-  return idsOf(C, ptr, n);
-}
 
 /**
  * A v2 clock: `new Clock({ node, drift, inverse, restore, time })`.
@@ -726,33 +884,45 @@ export class Clock {
   #raw;
   #time;
   constructor({ node, drift = 3, inverse = false, restore, time } = {}) {
-    this.#time = time;
-    this.#raw = must(W.ClockV2.make(node, drift, inverse, restore === undefined ? undefined : big(restore, 'restore'), timeOf(time)));
+    this.#time = sourceOf(time);
+    this.#raw = must(
+      W.ClockV2.make(
+        opt(node, int, 'the node', U32),
+        int(drift, 'the drift code', U8),
+        bool(inverse, 'the inverse option'),
+        opt(restore, int, 'the snapshot to restore', U64),
+        timeOf(time),
+      ),
+    );
   }
   /** A new global id. */
   g() {
-    this.#raw.g(timeOf(this.#time));
+    check(this.#raw.g(timeOf(this.#time)));
     return Guid._out();
   }
   /** A new local id. */
   l() {
-    this.#raw.l(timeOf(this.#time));
+    check(this.#raw.l(timeOf(this.#time)));
     return Luid._out();
   }
   /** `n` consecutive global ids from one read of the time. */
   fill(n) {
-    return fillOf(Guid, this.#raw.fill(count(n), false, timeOf(this.#time)), n);
+    n = count(n);
+    return idsOf(Guid, this.#raw.fill(n, false, timeOf(this.#time)), n);
   }
   /** `n` consecutive local ids. */
   fillL(n) {
-    return fillOf(Luid, this.#raw.fill(count(n), true, timeOf(this.#time)), n);
+    n = count(n);
+    return idsOf(Luid, this.#raw.fill(n, true, timeOf(this.#time)), n);
   }
   /** `n` global ids as one Uint8Array, 12 bytes each. */
   fillBytes(n) {
-    return bytesOf(this.#raw.fill(count(n), false, timeOf(this.#time)), n * 12);
+    n = count(n);
+    return bytesOf(this.#raw.fill(n, false, timeOf(this.#time)), n * 12);
   }
   /** The global id of one of this clock's local ids. */
   fromLocal(l) {
+    of(l, Luid, 'the local id');
     this.#raw.from_local(l._a, l._b);
     return Guid._out();
   }
@@ -776,13 +946,13 @@ export class V3Clock {
   #raw;
   #time;
   constructor({ node, drift = 4, inverse = false, restore, time } = {}) {
-    this.#time = time;
+    this.#time = sourceOf(time);
     this.#raw = must(
       W.ClockV3.make(
-        node === undefined ? undefined : big(node, 'the node'),
-        drift,
-        inverse,
-        restore === undefined ? undefined : big(restore, 'restore'),
+        opt(node, int, 'the node', U64),
+        int(drift, 'the drift code', U8),
+        bool(inverse, 'the inverse option'),
+        opt(restore, int, 'the snapshot to restore', U64),
         timeOf(time),
       ),
     );
@@ -792,31 +962,36 @@ export class V3Clock {
     return this.#raw;
   }
   g() {
-    this.#raw.next(T.V3_GUID, timeOf(this.#time));
+    check(this.#raw.next(T.V3_GUID, timeOf(this.#time)));
     return V3Guid._out();
   }
   l() {
-    this.#raw.next(T.V3_LUID, timeOf(this.#time));
+    check(this.#raw.next(T.V3_LUID, timeOf(this.#time)));
     return V3Luid._out();
   }
   x() {
-    this.#raw.next(T.XUID, timeOf(this.#time));
+    check(this.#raw.next(T.XUID, timeOf(this.#time)));
     return Xuid._out();
   }
   fill(n) {
-    return fillOf(V3Guid, this.#raw.fill(T.V3_GUID, count(n), timeOf(this.#time)), n);
+    n = count(n);
+    return idsOf(V3Guid, this.#raw.fill(T.V3_GUID, n, timeOf(this.#time)), n);
   }
   fillL(n) {
-    return fillOf(V3Luid, this.#raw.fill(T.V3_LUID, count(n), timeOf(this.#time)), n);
+    n = count(n);
+    return idsOf(V3Luid, this.#raw.fill(T.V3_LUID, n, timeOf(this.#time)), n);
   }
   fillX(n) {
-    return fillOf(Xuid, this.#raw.fill(T.XUID, count(n), timeOf(this.#time)), n);
+    n = count(n);
+    return idsOf(Xuid, this.#raw.fill(T.XUID, n, timeOf(this.#time)), n);
   }
   fromLocal(l) {
+    of(l, V3Luid, 'the local id');
     this.#raw.from_local(T.V3_GUID, l._a, l._b);
     return V3Guid._out();
   }
   xFromLocal(l) {
+    of(l, V3Luid, 'the local id');
     this.#raw.from_local(T.XUID, l._a, l._b);
     return Xuid._out();
   }
@@ -831,7 +1006,42 @@ export class V3Clock {
   }
 }
 
-const SNAP = ['partition', 'sequenceMin', 'sequenceMax', 'sequence', 'now', 'wallHi', 'wallSafe', 'drifts'];
+/**
+ * sno's GeneratorSnapshot fields, in the order the module takes them, and
+ * the Rust type of each (the crate's `sno::Snapshot`).
+ */
+const SNAP = [
+  ['partition', U16],
+  ['sequenceMin', U16],
+  ['sequenceMax', U16],
+  ['sequence', U32],
+  ['now', I64],
+  ['wallHi', I64],
+  ['wallSafe', I64],
+  ['drifts', U32],
+];
+
+/**
+ * The fields of a snapshot to restore, checked: sno's JSON object, as the
+ * crate reads it. A missing field reads as 0, and the partition is a
+ * number or the 2 bytes Go's sno writes (`[88, 193]`).
+ */
+function snapshotOf(restore) {
+  if (typeof restore !== 'object' || restore === null || Array.isArray(restore)) {
+    throw new TypeError(`kguid: the snapshot to restore is an object of sno's fields, not ${kindOf(restore)}`);
+  }
+  return BigInt64Array.from(SNAP, ([k, r]) => {
+    const v = restore[k];
+    const name = `the snapshot's ${k}`;
+    if (v === undefined) return 0n;
+    if (k === 'partition' && Array.isArray(v)) {
+      const b = bytesArg(v, name);
+      if (b.length !== 2) throw new RangeError(`kguid: ${name} is 2 bytes (sno's JSON), not ${b.length}`);
+      return BigInt((b[0] << 8) | b[1]);
+    }
+    return BigInt(int(v, name, r));
+  });
+}
 
 /**
  * sno's generator: `new SnoGenerator({ partition, sequenceMin, sequenceMax, restore, time })`;
@@ -841,28 +1051,44 @@ export class SnoGenerator {
   #raw;
   #time;
   constructor({ partition, sequenceMin, sequenceMax, restore, time } = {}) {
-    this.#time = time;
-    const snap = restore === undefined ? undefined : Float64Array.from(SNAP, (k) => Number(restore[k]));
-    this.#raw = must(W.SnoGenerator.make(partition, sequenceMin, sequenceMax, snap, timeOf(time)));
+    this.#time = sourceOf(time);
+    this.#raw = must(
+      W.SnoGenerator.make(
+        opt(partition, int, 'the partition', U16),
+        opt(sequenceMin, int, 'sequenceMin', U16),
+        opt(sequenceMax, int, 'sequenceMax', U16),
+        opt(restore, snapshotOf),
+        timeOf(time),
+      ),
+    );
   }
   /** A new id with metabyte `meta`. */
   next(meta = 0) {
-    this.#raw.next(meta, timeOf(this.#time));
+    check(this.#raw.next(meta8(meta), timeOf(this.#time)));
     return Sno._out();
   }
   /** An id of a given time (sno's NewWithTime): BigInt ns or Date. */
   nextWithTime(meta, time) {
-    check(this.#raw.next_with_time(meta, ns(time)));
+    check(this.#raw.next_with_time(meta8(meta), ns(time)));
     return Sno._out();
   }
   get partition() {
     return this.#raw.partition();
   }
-  /** The generator's state in sno's GeneratorSnapshot fields. */
+  /**
+   * The generator's state in sno's GeneratorSnapshot fields: numbers, and
+   * a BigInt for a wallSafe past 2^53 (a restored one).
+   */
   snapshot() {
     const f = this.#raw.snapshot();
-    return Object.fromEntries(SNAP.map((k, i) => [k, f[i]]));
+    return Object.fromEntries(SNAP.map(([k], i) => [k, safe(f[i])]));
   }
+}
+
+/** A BigInt as a number if it is a safe integer. */
+function safe(v) {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : v;
 }
 
 /**
@@ -871,21 +1097,20 @@ export class SnoGenerator {
  */
 export class FlakeLayout {
   #raw;
-  constructor({ time = 41, node = 10, seq = 12, unitMs, epochMs } = {}, raw) {
-    this.#raw =
-      raw ??
-      must(
-        W.FlakeLayout.make(
-          time,
-          node,
-          seq,
-          unitMs === undefined ? 0n : BigInt(Math.round(unitMs * 1e6)),
-          epochMs === undefined ? undefined : big(epochMs, 'epochMs'),
-        ),
-      );
+  constructor({ time = 41, node = 10, seq = 12, unitMs, epochMs } = {}) {
+    this.#raw = must(
+      W.FlakeLayout.make(
+        int(time, 'the time bits', U32),
+        int(node, 'the node bits', U32),
+        int(seq, 'the sequence bits', U32),
+        opt(unitMs, (u) => BigInt(Math.round(ms(u, 'unitMs') * 1e6))),
+        opt(epochMs, int, 'epochMs', U64),
+      ),
+    );
   }
+  /** noeqd's and Twitter's layout, the default one. */
   static get NOEQD() {
-    return new FlakeLayout({}, W.FlakeLayout.noeqd());
+    return new FlakeLayout();
   }
   /** @internal */
   get _raw() {
@@ -903,16 +1128,16 @@ export class FlakeLayout {
   }
   /** The id (BigInt) of parts: units since the epoch, node, sequence. */
   compose(time, node, seq) {
-    return must(this.#raw.compose(big(time, 'time'), big(node, 'node'), big(seq, 'seq')));
+    return must(this.#raw.compose(int(time, 'the time', U64), int(node, 'the node', U64), int(seq, 'the sequence', U64)));
   }
   /** The parts of an id: `{ time, node, seq }`, BigInts. */
   decompose(id) {
-    const [time, node, seq] = must(this.#raw.decompose(big(id, 'the id')));
+    const [time, node, seq] = must(this.#raw.decompose(int(id, 'the id', U64)));
     return { time, node, seq };
   }
   /** The time of an id, as a Date. */
   timeOf(id) {
-    return new Date(must(this.#raw.time_ms(big(id, 'the id'))));
+    return new Date(must(this.#raw.time_ms(int(id, 'the id', U64))));
   }
 }
 
@@ -926,9 +1151,9 @@ export class FlakeClock {
   #time;
   #layout;
   constructor(layout = FlakeLayout.NOEQD, { node = 0, time } = {}) {
-    this.#time = time;
-    this.#layout = layout;
-    this.#raw = must(W.FlakeClock.make(layout._raw, big(node, 'the node'), timeOf(time)));
+    this.#time = sourceOf(time);
+    this.#layout = of(layout, FlakeLayout, 'the layout');
+    this.#raw = must(W.FlakeClock.make(layout._raw, int(node, 'the node', U64), timeOf(time)));
   }
   get layout() {
     return this.#layout;
@@ -942,22 +1167,22 @@ export class FlakeClock {
   }
   /** `n` ids as a BigUint64Array. */
   fill(n) {
-    const ptr = this.#raw.fill(count(n), timeOf(this.#time));
-    if (ptr === 0) throw thrown();
+    n = count(n);
+    const ptr = addr(this.#raw.fill(n, timeOf(this.#time)));
     return new BigUint64Array(o8().buffer.slice(ptr, ptr + 8 * n));
   }
 }
 
 // ---------------------------------------------------------------- drifts and nodes
 
-/** v2's drift code for a tolerated skew in ns (BigInt or number). */
+/** v2's drift code for a tolerated skew in ns (BigInt or number, 64-bit signed). */
 export function driftOf(skewNs) {
-  return W.drift_of(false, big(skewNs, 'the skew'));
+  return W.drift_of(false, int(skewNs, 'the skew', I64));
 }
 
 /** v2's node of a name (what CONFIG_GUID_NODE_ID names), 32 bits. */
 export function nodeFromName(name) {
-  return Number(W.node_from_name(false, name));
+  return Number(W.node_from_name(false, str(name, 'the name')));
 }
 
 /** The v3 generation: its ids, clock and drift ladder. */
@@ -966,18 +1191,19 @@ export const v3 = Object.freeze({
   Luid: V3Luid,
   Xuid,
   Clock: V3Clock,
-  /** v3's drift code for a time budget in ns. */
+  /** v3's drift code for a time budget in ns (64-bit signed). */
   driftOf(budgetNs) {
-    return W.drift_of(true, big(budgetNs, 'the budget'));
+    return W.drift_of(true, int(budgetNs, 'the budget', I64));
   },
   /** A v3 drift code's ladder step: `{ code, bits, windowNs, string }`. */
   drift(code) {
+    code = int(code, 'the drift code', U8);
     const string = ioString(check(W.drift_string(true, code)));
     return { code, bits: W.v3_drift_bits(code), windowNs: W.drift_window_ns(true, code), string };
   },
   /** v3's node of a name, 58 bits (BigInt). */
   nodeFromName(name) {
-    return W.node_from_name(true, name);
+    return W.node_from_name(true, str(name, 'the name'));
   },
 });
 

@@ -1,11 +1,26 @@
 // Types of the npm package kguid.
+//
+// Every argument is checked before it crosses into WebAssembly, as the
+// crate's Rust parameter takes it: an integer is a number (a safe integer)
+// or a bigint within the range of its Rust type (a metabyte 0..255, a
+// partition 0..65535, a v2 node 0..2^32 - 1, a time 0..2^64 - 1 ns, an id's
+// value 0..2^128 - 1...), else a TypeError (another kind) or a RangeError
+// (out of that range), both naming the argument. Within it, what the crate
+// refuses is a KguidError of its kind. No call traps the module.
 
-/** A time given to a reader or a compose: Unix nanoseconds, or a Date. */
+/** A time given to a reader or a compose: Unix nanoseconds from 0 to 2^64 - 1, or a Date from 1970 to 2554. */
 export type Time = bigint | Date;
-/** A custom time source: Unix ns (bigint) or Unix ms (number). */
+/**
+ * A custom time source: Unix ns (a bigint from 0 to 2^64 - 1) or Unix ms
+ * (a finite number from 0 whose ns fit 64 bits); anything else makes the
+ * call that read it throw a TypeError or a RangeError.
+ */
 export type TimeSource = () => bigint | number;
 
-/** An error of the crate: `kind` names its ErrorKind; the kind's fields are properties. */
+/**
+ * An error of the crate: `kind` names its ErrorKind; the kind's fields are
+ * properties, the part a Part or Range error names as `part`.
+ */
 export declare class KguidError extends Error {
   readonly name: 'KguidError';
   readonly kind:
@@ -16,6 +31,8 @@ export declare class KguidError extends Error {
   readonly byte?: number;
   readonly index?: number;
   readonly bits?: number;
+  /** What a Part or Range error is about: 'node', 'seq', 'drift code', 'clock state'... */
+  readonly part?: string;
   readonly value?: bigint | number;
   readonly min?: bigint;
   readonly max?: bigint;
@@ -105,6 +122,7 @@ export declare const Luid: IdClass<Luid> & {
 export interface V3Guid extends Id<V3Guid, V3Luid> {
   readonly node: number;
   toXuid(): Xuid;
+  /** Go's ring order from `reference` (64 bits, taken modulo 2^32 as Go's OrdRingG does). */
   cmpRing(other: V3Guid, reference: number | bigint): -1 | 0 | 1;
 }
 export declare const V3Guid: IdClass<V3Guid> & {
@@ -131,6 +149,7 @@ export interface Xuid extends Id<Xuid, V3Luid> {
   /** 58 bits. */
   readonly node: bigint;
   toGuid(): V3Guid;
+  /** Go's ring order from `reference` (64 bits, taken modulo 2^58). */
   cmpRing(other: Xuid, reference: number | bigint): -1 | 0 | 1;
 }
 export declare const Xuid: IdClass<Xuid> & {
@@ -156,6 +175,7 @@ export declare const Sno: Omit<IdClass<Sno>, 'now' | 'batch' | 'batchBytes' | 'z
 };
 
 export interface ClockOptions {
+  /** v2: 0..2^32 - 1; v3: 0..2^58 - 1. */
   node?: number | bigint;
   drift?: number;
   inverse?: boolean;
@@ -164,6 +184,11 @@ export interface ClockOptions {
   time?: TimeSource;
 }
 
+/**
+ * A 96-bit clock's ids end with its tick range, in 2554: a time source at
+ * its end, or a restored snapshot there, makes g(), l(), x() and the fills
+ * throw a KguidError of kind Range ('clock state').
+ */
 export declare class Clock {
   constructor(options?: ClockOptions);
   g(): Guid;
@@ -192,6 +217,7 @@ export declare class V3Clock {
   snapshot(): bigint;
 }
 
+/** A sno generator's snapshot, sno's GeneratorSnapshot fields. */
 export interface SnoSnapshot {
   partition: number;
   sequenceMin: number;
@@ -199,12 +225,32 @@ export interface SnoSnapshot {
   sequence: number;
   now: number;
   wallHi: number;
-  wallSafe: number;
+  /** A bigint past 2^53 (a restored one: the crate takes any from 0 to 2^63 - 1). */
+  wallSafe: number | bigint;
   drifts: number;
 }
 
+/**
+ * A snapshot to restore: a snapshot(), or sno's JSON as Go writes it (the
+ * partition as its 2 bytes, `[88, 193]`). A missing field reads as 0.
+ */
+export interface SnoSnapshotInput {
+  partition?: number | bigint | [number, number];
+  sequenceMin?: number | bigint;
+  sequenceMax?: number | bigint;
+  sequence?: number | bigint;
+  now?: number | bigint;
+  wallHi?: number | bigint;
+  wallSafe?: number | bigint;
+  drifts?: number | bigint;
+}
+
+/**
+ * sno's generator. Past sno's last unit (2079-09-07) its time source makes
+ * next() throw a KguidError of kind Part; a time before 2010 reads as 2010.
+ */
 export declare class SnoGenerator {
-  constructor(options?: { partition?: number; sequenceMin?: number; sequenceMax?: number; restore?: SnoSnapshot; time?: TimeSource });
+  constructor(options?: { partition?: number; sequenceMin?: number; sequenceMax?: number; restore?: SnoSnapshotInput; time?: TimeSource });
   next(meta?: number): Sno;
   nextWithTime(meta: number, time: Time): Sno;
   readonly partition: number;
@@ -212,6 +258,7 @@ export declare class SnoGenerator {
 }
 
 export declare class FlakeLayout {
+  /** `unitMs`: the time unit in ms (rounded to whole ns, at least 1 ns; 1 ms if not given). */
   constructor(options?: { time?: number; node?: number; seq?: number; unitMs?: number; epochMs?: number | bigint });
   static readonly NOEQD: FlakeLayout;
   readonly bits: { time: number; node: number; seq: number };

@@ -12,9 +12,16 @@
 //!   the hot calls take and return numbers only;
 //! - ids are told apart by a tag ([`GUID`], [`LUID`], [`V3_GUID`],
 //!   [`V3_LUID`], [`XUID`], [`SNO`]);
-//! - a failed call returns a status (or `undefined`) and keeps its
-//!   [`guid::Error`], which [`take_error`] hands over as `{message, kind,
-//!   …fields}`;
+//! - a failed call returns a status (or `undefined`, or a null address)
+//!   and keeps its [`guid::Error`], which [`take_error`] hands over as
+//!   `{message, kind, …fields}`; no call panics (a panic is a trap of the
+//!   module): the sno generator's ids come from `try_next`, and a 96-bit
+//!   clock's calls check first that its tick range has room for their ids
+//!   ([`room`]);
+//! - every integer parameter has the Rust type of the crate's parameter
+//!   (`u8`, `u16`, `u32`, `u64`, `i64`, `u128`): the JavaScript side checks
+//!   each argument's kind and range before the call, as wasm-bindgen's
+//!   conversions would wrap or truncate it;
 //! - the clocks read the time that JavaScript passes to each call (Unix
 //!   milliseconds as a float, from `Date.now()` and `performance.now()`),
 //!   through a custom [`guid::TimeSource`]: `SystemTime::now()` panics on
@@ -121,7 +128,9 @@ fn ok<T>(r: Result<T, Error>) -> Option<T> {
 }
 
 /// The error of the last failed call, as `{message, kind, …}` with the
-/// fields of its [`ErrorKind`].
+/// fields of its [`ErrorKind`] (the `name` of [`ErrorKind::Part`] and
+/// [`ErrorKind::Range`] as `part`: a JavaScript error's `name` is its
+/// class's).
 #[wasm_bindgen]
 pub fn take_error() -> JsValue {
     let Some(e) = LAST_ERROR.with(|l| l.borrow_mut().take()) else {
@@ -180,7 +189,7 @@ fn describe(kind: ErrorKind) -> (&'static str, Vec<(&'static str, Field)>) {
         ErrorKind::Part { name, value, max } => (
             "Part",
             vec![
-                ("name", Str(name)),
+                ("part", Str(name)),
                 ("value", Big(value)),
                 ("max", Big(max)),
             ],
@@ -216,7 +225,7 @@ fn describe(kind: ErrorKind) -> (&'static str, Vec<(&'static str, Field)>) {
         } => (
             "Range",
             vec![
-                ("name", Str(name)),
+                ("part", Str(name)),
                 ("value", Big(value)),
                 ("min", Big(min)),
                 ("max", Big(max)),
@@ -322,54 +331,149 @@ fn done<I: AsRef<[u8]>>(r: guid::Result<I>) -> i32 {
 }
 
 /// A new id of the default clock of its generation (sno's: metabyte
-/// `meta`), written to the out words ([`out_ptr`]); `t_ms` is the time (Unix ms).
+/// `meta`), written to the out words ([`out_ptr`]); `t_ms` is the time (Unix
+/// ms). 0, or -1 with the error kept.
 #[wasm_bindgen]
-pub fn now(tag: u32, t_ms: f64, meta: u32) {
+pub fn now(tag: u32, t_ms: f64, meta: u8) -> i32 {
     set_time(t_ms);
     match tag {
-        GUID => V2_CLOCK.with(|c| put(c.g().as_ref())),
-        LUID => V2_CLOCK.with(|c| put(c.l().as_ref())),
-        V3_GUID => V3_CLOCK.with(|c| put(c.g().as_ref())),
-        V3_LUID => V3_CLOCK.with(|c| put(c.l().as_ref())),
-        XUID => V3_CLOCK.with(|c| put(c.x().as_ref())),
-        _ => SNO_GEN.with(|g| put(g.next(meta as u8).as_ref())),
+        GUID => V2_CLOCK.with(|c| issue(c, guid::Clock::g)),
+        LUID => V2_CLOCK.with(|c| issue(c, guid::Clock::l)),
+        V3_GUID => V3_CLOCK.with(|c| issue(c, v3::Clock::g)),
+        V3_LUID => V3_CLOCK.with(|c| issue(c, v3::Clock::l)),
+        XUID => V3_CLOCK.with(|c| issue(c, v3::Clock::x)),
+        _ => SNO_GEN.with(|g| done(g.try_next(meta))),
     }
 }
 
-/// A new v2 [`guid::Guid`] of the default clock, written to the out words ([`out_ptr`]): the
-/// hot path of `Guid.now()`.
+/// A new v2 [`guid::Guid`] of the default clock, written to the out words
+/// ([`out_ptr`]): the hot path of `Guid.now()`. 0, or -1 with the error kept.
 #[wasm_bindgen]
-pub fn now_g(t_ms: f64) {
+pub fn now_g(t_ms: f64) -> i32 {
     set_time(t_ms);
-    V2_CLOCK.with(|c| put(c.g().as_ref()));
+    V2_CLOCK.with(|c| issue(c, guid::Clock::g))
 }
 
 /// Fills the batch buffer with `n` consecutive ids of `tag`'s default
 /// clock from one read of the time (`ids` of the generation's clock);
-/// the address of their bytes (`BYTES` each, ids in order).
+/// the address of their bytes (`BYTES` each, ids in order), or null with
+/// the error kept.
 #[wasm_bindgen]
-pub fn fill(tag: u32, n: usize, t_ms: f64, meta: u32) -> *const u8 {
+pub fn fill(tag: u32, n: usize, t_ms: f64, meta: u8) -> *const u8 {
     set_time(t_ms);
     match tag {
-        GUID => V2_CLOCK.with(|c| batch(n, |ids: &mut [guid::Guid]| c.fill(ids))),
-        LUID => V2_CLOCK.with(|c| batch(n, |ids: &mut [guid::Luid]| c.fill_l(ids))),
-        V3_GUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Guid]| c.fill(ids))),
-        V3_LUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Luid]| c.fill_l(ids))),
-        XUID => V3_CLOCK.with(|c| batch(n, |ids: &mut [v3::Xuid]| c.fill_x(ids))),
-        _ => SNO_GEN.with(|g| {
-            batch(n, |ids: &mut [Sno]| {
-                for id in ids {
-                    *id = g.next(meta as u8);
-                }
-            })
-        }),
+        GUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::fill)),
+        LUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::fill_l)),
+        V3_GUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill)),
+        V3_LUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill_l)),
+        XUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill_x)),
+        _ => SNO_GEN.with(|g| sno_batch(g, n, meta)),
     }
 }
 
-/// `n` ids made by `make` into the batch buffer; its address.
-fn batch<I: AsRef<[u8]> + Copy + Default>(n: usize, make: impl FnOnce(&mut [I])) -> *const u8 {
+/// The last state of a 96-bit clock's tick range: tick `2^47 - 1`,
+/// sequence `2^14 - 1` (the crate's `Snapshot` bound).
+const MAX_STATE: u64 = ((1 << 47) - 1) << 14 | ((1 << 14) - 1);
+
+/// A 96-bit clock ([`guid::Clock`], [`v3::Clock`]), whose ids panic once
+/// its 47-bit tick range is used up (the year 2554, or a time source or a
+/// restored snapshot at the range's end): a trap here.
+trait Ranged {
+    /// The state after the last id ([`guid::Snapshot`]), as issued.
+    fn last(&self) -> u64;
+    /// Whether the clock counts down.
+    fn inverse(&self) -> bool;
+}
+
+impl Ranged for guid::Clock {
+    fn last(&self) -> u64 {
+        self.snapshot().into()
+    }
+    fn inverse(&self) -> bool {
+        self.is_inverse()
+    }
+}
+
+impl Ranged for v3::Clock {
+    fn last(&self) -> u64 {
+        self.snapshot().into()
+    }
+    fn inverse(&self) -> bool {
+        self.is_inverse()
+    }
+}
+
+/// Whether `n` more ids of `clock` at the time given last fit its tick
+/// range, else [`ErrorKind::Range`] of the clock state. The clock counts
+/// its states forward (an inverse clock issues their mirror): the next id
+/// takes the state after the last one, or the first of the time's tick if
+/// that is later, and each further id the next state. The first state of a
+/// tick is taken as its sequence 1 (v3's; v2's is 0), so the check may
+/// refuse one id that v2 would still make, never allow one that panics.
+fn room(clock: &impl Ranged, n: usize) -> Result<(), Error> {
+    let issued = clock.last();
+    let last = if clock.inverse() {
+        MAX_STATE - issued
+    } else {
+        issued
+    };
+    let floor = (js_time() >> 17) << 14 | 1;
+    let first = (last + 1).max(floor);
+    let end = first.saturating_add(n.saturating_sub(1) as u64);
+    if end > MAX_STATE {
+        return Err(Error::from(ErrorKind::Range {
+            name: "clock state",
+            value: end,
+            min: 0,
+            max: MAX_STATE,
+        }));
+    }
+    Ok(())
+}
+
+/// An id `make` takes from a 96-bit clock with room for it, to the out
+/// words ([`out_ptr`]): 0, or -1 with the error kept.
+#[inline]
+fn issue<C: Ranged, I: AsRef<[u8]>>(clock: &C, make: impl FnOnce(&C) -> I) -> i32 {
+    done(room(clock, 1).map(|()| make(clock)))
+}
+
+/// `n` ids that `fill` takes from a 96-bit clock with room for them, into
+/// the batch buffer: its address, or null with the error kept.
+fn batch<C: Ranged, I: AsRef<[u8]> + Copy + Default>(
+    clock: &C,
+    n: usize,
+    fill: impl FnOnce(&C, &mut [I]),
+) -> *const u8 {
+    batch_of(n, |ids| {
+        room(clock, n)?;
+        fill(clock, ids);
+        Ok(())
+    })
+}
+
+/// `n` ids of sno's generator `g` with metabyte `meta` into the batch
+/// buffer: its address, or null with the error kept.
+fn sno_batch(g: &Generator, n: usize, meta: u8) -> *const u8 {
+    batch_of(n, |ids| {
+        for id in ids {
+            *id = g.try_next(meta)?;
+        }
+        Ok(())
+    })
+}
+
+/// `n` ids made by `make` into the batch buffer: its address, or null with
+/// the error kept.
+fn batch_of<I: AsRef<[u8]> + Copy + Default>(
+    n: usize,
+    make: impl FnOnce(&mut [I]) -> Result<(), Error>,
+) -> *const u8 {
     let mut ids = vec![I::default(); n];
-    make(&mut ids);
+    if let Err(e) = make(&mut ids) {
+        fail(e);
+        return std::ptr::null();
+    }
     BATCH_BYTES.with(|b| {
         let mut b = b.borrow_mut();
         b.clear();
@@ -551,43 +655,18 @@ pub fn to_local(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) {
 
 /// The id of parts (`from_parts`) to the out words ([`out_ptr`]); the drift is a code.
 #[wasm_bindgen]
-pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u32, drift: u32) -> i32 {
-    let Ok(seq) = u16::try_from(seq) else {
-        return fail(Error::from(ErrorKind::Part {
-            name: "seq",
-            value: seq.into(),
-            max: 16383,
-        }));
-    };
+pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u16, drift: u8) -> i32 {
     with_id!(tag, T => {
-        match u8::try_from(drift).map_err(|_| drift_range(drift)).and_then(<T as Id>::Drift::try_from) {
+        match <T as Id>::Drift::try_from(drift) {
             Ok(d) => done(T::from_parts(node, time_ns, seq, d)),
             Err(e) => fail(e),
         }
     }, sno => -1)
 }
 
-/// The error of a drift code past a byte.
-fn drift_range(code: u32) -> Error {
-    Error::from(ErrorKind::Range {
-        name: "drift code",
-        value: code.into(),
-        min: 0,
-        max: 7,
-    })
-}
-
 /// The zero id of a drift code (`Default` of the type at that drift).
 #[wasm_bindgen]
-pub fn zero(tag: u32, drift: u32) -> i32 {
-    compose_zero(tag, drift)
-}
-
-fn compose_zero(tag: u32, drift: u32) -> i32 {
-    let code = match u8::try_from(drift) {
-        Ok(c) => c,
-        Err(_) => return fail(drift_range(drift)),
-    };
+pub fn zero(tag: u32, code: u8) -> i32 {
     match tag {
         GUID => done(guid::Drift::new(code).map(guid::Guid::zero)),
         LUID => done(guid::Drift::new(code).map(guid::Luid::zero)),
@@ -618,8 +697,13 @@ pub fn split(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, n: u32) -> i32 {
 /// [`Id::fold`] of the first `len` cells in the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn fold(tag: u32, n: u32, len: usize) -> i32 {
-    let cells = io_in(len);
-    with_id!(tag, T => done(T::fold(n, &cells)), sno => -1)
+    fold_slice(tag, n, &io_in(len))
+}
+
+/// [`Id::fold`] of cells given by slice (inputs longer than [`IO_CAP`]).
+#[wasm_bindgen]
+pub fn fold_slice(tag: u32, n: u32, cells: &[u8]) -> i32 {
+    with_id!(tag, T => done(T::fold(n, cells)), sno => -1)
 }
 
 /// Go's `Diff` of `a` and `b` to the out words ([`out_ptr`]).
@@ -638,6 +722,8 @@ pub fn diff(tag: u32, a0: u32, a1: u32, a2: u32, a3: u32, b0: u32, b1: u32, b2: 
 }
 
 /// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1.
+/// A [`V3_GUID`]'s reference is taken modulo 2^32, as Go's `OrdRingG`
+/// takes its 64-bit one.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn cmp_ring(
@@ -705,11 +791,17 @@ pub fn cast(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, to: u32, node: u64) ->
 /// first `len` bytes of the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn v3_from_v2_text(len: usize, base62: bool) -> i32 {
-    let s = io_in(len);
+    v3_from_v2_slice(&io_in(len), base62)
+}
+
+/// [`v3_from_v2_text`] of text given by slice (inputs longer than
+/// [`IO_CAP`]).
+#[wasm_bindgen]
+pub fn v3_from_v2_slice(s: &[u8], base62: bool) -> i32 {
     if base62 {
-        done(v3::Guid::from_v2_base62(&s))
+        done(v3::Guid::from_v2_base62(s))
     } else {
-        done(v3::Guid::from_v2_str(&s))
+        done(v3::Guid::from_v2_str(s))
     }
 }
 
@@ -734,15 +826,9 @@ pub fn local_from_i64(tag: u32, v: i64) -> i32 {
 
 /// The smallest v2 local id at a time (`Luid::from_time`).
 #[wasm_bindgen]
-pub fn luid_from_time(time_ns: u64, drift: u32) -> i32 {
+pub fn luid_from_time(time_ns: u64, drift: u8) -> i32 {
     let at = UNIX_EPOCH + Duration::from_nanos(time_ns);
-    match u8::try_from(drift)
-        .map_err(|_| drift_range(drift))
-        .and_then(guid::Drift::new)
-    {
-        Ok(d) => done(Ok(guid::Luid::from_time(at, d))),
-        Err(e) => fail(e),
-    }
+    done(guid::Drift::new(drift).map(|d| guid::Luid::from_time(at, d)))
 }
 
 /// A v2 drift: its code for a skew in ns (`Drift::from_nanos`).
@@ -757,8 +843,7 @@ pub fn drift_of(v3: bool, skew_ns: i64) -> u32 {
 
 /// A drift's window in ns (0 for a code the generation lacks).
 #[wasm_bindgen]
-pub fn drift_window_ns(v3: bool, code: u32) -> u64 {
-    let code = code.min(255) as u8;
+pub fn drift_window_ns(v3: bool, code: u8) -> u64 {
     let w = if v3 {
         v3::Drift::new(code).map(v3::Drift::window)
     } else {
@@ -769,14 +854,13 @@ pub fn drift_window_ns(v3: bool, code: u32) -> u64 {
 
 /// A v3 drift's bits (0 for a code past 7).
 #[wasm_bindgen]
-pub fn v3_drift_bits(code: u32) -> u32 {
-    v3::Drift::new(code.min(255) as u8).map_or(0, v3::Drift::bits)
+pub fn v3_drift_bits(code: u8) -> u32 {
+    v3::Drift::new(code).map_or(0, v3::Drift::bits)
 }
 
 /// Writes a drift's `Display` to the io buffer ([`io_ptr`]); its length.
 #[wasm_bindgen]
-pub fn drift_string(v3: bool, code: u32) -> i32 {
-    let code = code.min(255) as u8;
+pub fn drift_string(v3: bool, code: u8) -> i32 {
     let s = if v3 {
         v3::Drift::new(code).map(|d| d.to_string())
     } else {
@@ -812,25 +896,8 @@ pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
 
 /// The sno id of parts (`Sno::compose`) to the out words ([`out_ptr`]).
 #[wasm_bindgen]
-pub fn sno_compose(unix_ns: u64, tick: bool, meta: u32, partition: u32, sequence: u32) -> i32 {
-    let meta = u8::try_from(meta).map_err(|_| range("meta", meta.into(), 255));
-    let partition =
-        u16::try_from(partition).map_err(|_| range("partition", partition.into(), 65535));
-    let sequence = u16::try_from(sequence).map_err(|_| range("sequence", sequence.into(), 65535));
-    match (meta, partition, sequence) {
-        (Ok(m), Ok(p), Ok(s)) => done(Sno::compose(unix_ns, tick, m, p, s)),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => fail(e),
-    }
-}
-
-/// A part out of its range.
-fn range(name: &'static str, value: u64, max: u64) -> Error {
-    Error::from(ErrorKind::Range {
-        name,
-        value,
-        min: 0,
-        max,
-    })
+pub fn sno_compose(unix_ns: u64, tick: bool, meta: u8, partition: u16, sequence: u16) -> i32 {
+    done(Sno::compose(unix_ns, tick, meta, partition, sequence))
 }
 
 /// A v2 clock ([`guid::Clock`]) reading the time the calls pass.
@@ -844,16 +911,14 @@ impl ClockV2 {
     /// `undefined` on error ([`take_error`]).
     pub fn make(
         node: Option<u32>,
-        drift: u32,
+        drift: u8,
         inverse: bool,
         restore: Option<u64>,
         t_ms: f64,
     ) -> Option<ClockV2> {
         set_time(t_ms);
         ok((|| {
-            let d = u8::try_from(drift)
-                .map_err(|_| drift_range(drift))
-                .and_then(guid::Drift::new)?;
+            let d = guid::Drift::new(drift)?;
             let mut b = guid::Clock::builder().time(js_time).drift(d);
             if let Some(n) = node {
                 b = b.node(n);
@@ -868,26 +933,27 @@ impl ClockV2 {
         })())
     }
 
-    /// A new global id to the out words ([`out_ptr`]).
-    pub fn g(&self, t_ms: f64) {
+    /// A new global id to the out words ([`out_ptr`]): 0, or -1 with
+    /// the error kept.
+    pub fn g(&self, t_ms: f64) -> i32 {
         set_time(t_ms);
-        put(self.0.g().as_ref());
+        issue(&self.0, guid::Clock::g)
     }
 
-    /// A new local id to the out words ([`out_ptr`]).
-    pub fn l(&self, t_ms: f64) {
+    /// A new local id to the out words ([`out_ptr`]): 0 or -1.
+    pub fn l(&self, t_ms: f64) -> i32 {
         set_time(t_ms);
-        put(self.0.l().as_ref());
+        issue(&self.0, guid::Clock::l)
     }
 
     /// `n` global ids (`local`: local ids) into the batch buffer; its
-    /// address.
+    /// address, or null with the error kept.
     pub fn fill(&self, n: usize, local: bool, t_ms: f64) -> *const u8 {
         set_time(t_ms);
         if local {
-            batch(n, |ids: &mut [guid::Luid]| self.0.fill_l(ids))
+            batch(&self.0, n, guid::Clock::fill_l)
         } else {
-            batch(n, |ids: &mut [guid::Guid]| self.0.fill(ids))
+            batch(&self.0, n, guid::Clock::fill)
         }
     }
 
@@ -924,16 +990,14 @@ impl ClockV3 {
     /// snapshot. `undefined` on error ([`take_error`]).
     pub fn make(
         node: Option<u64>,
-        drift: u32,
+        drift: u8,
         inverse: bool,
         restore: Option<u64>,
         t_ms: f64,
     ) -> Option<ClockV3> {
         set_time(t_ms);
         let built = (|| {
-            let d = u8::try_from(drift)
-                .map_err(|_| drift_range(drift))
-                .and_then(v3::Drift::new)?;
+            let d = v3::Drift::new(drift)?;
             let mut b = v3::Clock::builder().time(js_time).drift(d);
             if let Some(n) = node {
                 b = b.node(n)?;
@@ -949,23 +1013,25 @@ impl ClockV3 {
         ok(built).map(ClockV3)
     }
 
-    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to the out words ([`out_ptr`]).
-    pub fn next(&self, tag: u32, t_ms: f64) {
+    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to the
+    /// out words ([`out_ptr`]): 0, or -1 with the error kept.
+    pub fn next(&self, tag: u32, t_ms: f64) -> i32 {
         set_time(t_ms);
         match tag {
-            V3_LUID => put(self.0.l().as_ref()),
-            XUID => put(self.0.x().as_ref()),
-            _ => put(self.0.g().as_ref()),
+            V3_LUID => issue(&self.0, v3::Clock::l),
+            XUID => issue(&self.0, v3::Clock::x),
+            _ => issue(&self.0, v3::Clock::g),
         }
     }
 
-    /// `n` ids of `tag` into the batch buffer; its address.
+    /// `n` ids of `tag` into the batch buffer; its address, or null with
+    /// the error kept.
     pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
         set_time(t_ms);
         match tag {
-            V3_LUID => batch(n, |ids: &mut [v3::Luid]| self.0.fill_l(ids)),
-            XUID => batch(n, |ids: &mut [v3::Xuid]| self.0.fill_x(ids)),
-            _ => batch(n, |ids: &mut [v3::Guid]| self.0.fill(ids)),
+            V3_LUID => batch(&self.0, n, v3::Clock::fill_l),
+            XUID => batch(&self.0, n, v3::Clock::fill_x),
+            _ => batch(&self.0, n, v3::Clock::fill),
         }
     }
 
@@ -1014,63 +1080,67 @@ impl SnoGenerator {
     /// A generator of `partition` (a drawn one if none) and sequence
     /// bounds, or restored from a snapshot's fields (`snapshot`: partition,
     /// sequence_min, sequence_max, sequence, now, wall_hi, wall_safe,
-    /// drifts). `undefined` on error ([`take_error`]).
+    /// drifts, each within its field's type). `undefined` on error
+    /// ([`take_error`]).
     pub fn make(
-        partition: Option<u32>,
-        sequence_min: Option<u32>,
-        sequence_max: Option<u32>,
-        snapshot: Option<Vec<f64>>,
+        partition: Option<u16>,
+        sequence_min: Option<u16>,
+        sequence_max: Option<u16>,
+        snapshot: Option<Vec<i64>>,
         t_ms: f64,
     ) -> Option<SnoGenerator> {
         set_time(t_ms);
         let mut b = Generator::builder().time(js_time);
         if let Some(p) = partition {
-            b = b.partition(p as u16);
+            b = b.partition(p);
         }
         if let Some(s) = sequence_min {
-            b = b.sequence_min(s as u16);
+            b = b.sequence_min(s);
         }
         if let Some(s) = sequence_max {
-            b = b.sequence_max(s as u16);
+            b = b.sequence_max(s);
         }
-        if let Some(f) = snapshot.filter(|f| f.len() == 8) {
+        if let Some(&[p, s_min, s_max, seq, now, wall_hi, wall_safe, drifts]) = snapshot.as_deref()
+        {
             b = b.restore(guid::sno::Snapshot {
-                partition: f[0] as u16,
-                sequence_min: f[1] as u16,
-                sequence_max: f[2] as u16,
-                sequence: f[3] as u32,
-                now: f[4] as i64,
-                wall_hi: f[5] as i64,
-                wall_safe: f[6] as i64,
-                drifts: f[7] as u32,
+                partition: p as u16,
+                sequence_min: s_min as u16,
+                sequence_max: s_max as u16,
+                sequence: seq as u32,
+                now,
+                wall_hi,
+                wall_safe,
+                drifts: drifts as u32,
             });
         }
         ok(b.build()).map(SnoGenerator)
     }
 
-    /// A new id with metabyte `meta` to the out words ([`out_ptr`]).
-    pub fn next(&self, meta: u32, t_ms: f64) {
+    /// A new id with metabyte `meta` to the out words ([`out_ptr`])
+    /// (`try_next`): 0, or -1 with the error kept.
+    pub fn next(&self, meta: u8, t_ms: f64) -> i32 {
         set_time(t_ms);
-        put(self.0.next(meta as u8).as_ref());
+        done(self.0.try_next(meta))
     }
 
-    /// An id of the time `unix_ns` (sno's `NewWithTime`) to the out words ([`out_ptr`]).
-    pub fn next_with_time(&self, meta: u32, unix_ns: u64) -> i32 {
+    /// An id of the time `unix_ns` (sno's `NewWithTime`) to the out words
+    /// ([`out_ptr`]): 0 or -1.
+    pub fn next_with_time(&self, meta: u8, unix_ns: u64) -> i32 {
         let at = UNIX_EPOCH + Duration::from_nanos(unix_ns);
-        done(self.0.next_with_time(meta as u8, at))
+        done(self.0.next_with_time(meta, at))
     }
 
     /// The snapshot's fields, in [`SnoGenerator::make`]'s order.
-    pub fn snapshot(&self) -> Vec<f64> {
+    pub fn snapshot(&self) -> Vec<i64> {
         let s = self.0.snapshot();
         vec![
             s.partition.into(),
             s.sequence_min.into(),
             s.sequence_max.into(),
             s.sequence.into(),
-            s.now as f64,
-            s.wall_hi as f64,
-            s.wall_safe as f64,
+            s.now,
+            s.wall_hi,
+            s.wall_safe,
             s.drifts.into(),
         ]
     }
@@ -1089,19 +1159,19 @@ pub struct FlakeLayout(flake::Layout);
 #[wasm_bindgen]
 impl FlakeLayout {
     /// A layout of `time + node + seq = 63` bits; a unit of `unit_ns`
-    /// (0: keep ms) since Unix ms `epoch_ms` (`None`: Twitter's epoch).
+    /// (`None`: 1 ms) since Unix ms `epoch_ms` (`None`: Twitter's epoch).
     /// `undefined` on error ([`take_error`]).
     pub fn make(
         time: u32,
         node: u32,
         seq: u32,
-        unit_ns: u64,
+        unit_ns: Option<u64>,
         epoch_ms: Option<u64>,
     ) -> Option<FlakeLayout> {
         let made = (|| {
             let mut l = flake::Layout::new(time, node, seq)?;
-            if unit_ns != 0 {
-                l = l.with_unit(Duration::from_nanos(unit_ns))?;
+            if let Some(ns) = unit_ns {
+                l = l.with_unit(Duration::from_nanos(ns))?;
             }
             if let Some(ms) = epoch_ms {
                 l = l.with_epoch_ms(ms);
@@ -1109,11 +1179,6 @@ impl FlakeLayout {
             Ok::<_, Error>(l)
         })();
         ok(made).map(FlakeLayout)
-    }
-
-    /// noeqd's and Twitter's layout.
-    pub fn noeqd() -> FlakeLayout {
-        FlakeLayout(flake::Layout::NOEQD)
     }
 
     /// Bits of time, node and sequence.

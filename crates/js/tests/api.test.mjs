@@ -142,7 +142,7 @@ test('flake ids are BigInts of a layout', () => {
   const sonyish = new FlakeLayout({ time: 39, node: 16, seq: 8, unitMs: 10, epochMs: 1_409_529_600_000 });
   assert.equal(sonyish.unitNs, 10_000_000n);
   assert.throws(() => new FlakeLayout({ time: 41, node: 10, seq: 13 }), { kind: 'Layout' });
-  assert.throws(() => new FlakeClock(layout, { node: 1024 }), { kind: 'Part', name: 'node' });
+  assert.throws(() => new FlakeClock(layout, { node: 1024 }), { kind: 'Part', part: 'node' });
 });
 
 test('bad input throws a KguidError with the kind and its fields', () => {
@@ -154,11 +154,11 @@ test('bad input throws a KguidError with the kind and its fields', () => {
     [() => Guid.fromBytes(new Uint8Array(11)), { kind: 'Length', expected: 12, found: 11 }],
     [() => Guid.fromBase62('0dtPkd91ZAQbZomBM'), { kind: 'LeadingZero' }],
     [() => Guid.fromBigInt(1n << 96n), { kind: 'Overflow', bits: 96 }],
-    [() => Guid.compose(1, 1n, 0x4000), { kind: 'Part', name: 'seq' }],
+    [() => Guid.compose(1, 1n, 0x4000), { kind: 'Part', part: 'seq' }],
     [() => Guid.zero(0), { kind: 'Range' }],
     [() => Guid.now().split(9), { kind: 'CellWidth' }],
     [() => v3.Xuid.fromString('831d8a1d-94aa-7f93-8e8a-4300ff934001'), { kind: 'NotUuidV8', version: 7 }],
-    [() => new v3.Clock({ node: 1n << 58n }), { kind: 'Part', name: 'node' }],
+    [() => new v3.Clock({ node: 1n << 58n }), { kind: 'Part', part: 'node' }],
     [() => Sno.parse('2222222222222220'), { kind: 'Char', index: 15 }],
     [() => Guid.parse('ünicode........'), { kind: 'Char', byte: 0xc3, index: 0 }],
   ];
