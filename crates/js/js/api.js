@@ -209,6 +209,13 @@ function opt(v, f, ...args) {
   return v === undefined ? undefined : f(v, ...args);
 }
 
+/** An options argument: a plain object, or undefined for none. */
+function options(v) {
+  if (v === undefined) return {};
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+  throw new TypeError(`kguid: the options are an object, not ${kindOf(v)}`);
+}
+
 /** A boolean argument. */
 function bool(v, name) {
   if (typeof v === 'boolean') return v;
@@ -719,7 +726,8 @@ extend(
   },
   {
     /** The v3 id of a v2 id (Go's FromV2): a Guid, its string or its base62. */
-    fromV2(v2, { base62 = false } = {}) {
+    fromV2(v2, opts) {
+      const { base62 = false } = options(opts);
       if (v2 instanceof Guid) return cast(v2, T.GUID, T.V3_GUID, V3Guid);
       bool(base62, 'the base62 option');
       check(withText(v2, (len) => W.v3_from_v2_text(len, base62), (b) => W.v3_from_v2_slice(b, base62)));
@@ -883,7 +891,8 @@ Object.defineProperty(Sno, 'ZERO', { get: () => Sno.MIN });
 export class Clock {
   #raw;
   #time;
-  constructor({ node, drift = 3, inverse = false, restore, time } = {}) {
+  constructor(opts) {
+    const { node, drift = 3, inverse = false, restore, time } = options(opts);
     this.#time = sourceOf(time);
     this.#raw = must(
       W.ClockV2.make(
@@ -945,7 +954,8 @@ export class Clock {
 export class V3Clock {
   #raw;
   #time;
-  constructor({ node, drift = 4, inverse = false, restore, time } = {}) {
+  constructor(opts) {
+    const { node, drift = 4, inverse = false, restore, time } = options(opts);
     this.#time = sourceOf(time);
     this.#raw = must(
       W.ClockV3.make(
@@ -1050,7 +1060,8 @@ function snapshotOf(restore) {
 export class SnoGenerator {
   #raw;
   #time;
-  constructor({ partition, sequenceMin, sequenceMax, restore, time } = {}) {
+  constructor(opts) {
+    const { partition, sequenceMin, sequenceMax, restore, time } = options(opts);
     this.#time = sourceOf(time);
     this.#raw = must(
       W.SnoGenerator.make(
@@ -1097,7 +1108,8 @@ function safe(v) {
  */
 export class FlakeLayout {
   #raw;
-  constructor({ time = 41, node = 10, seq = 12, unitMs, epochMs } = {}) {
+  constructor(opts) {
+    const { time = 41, node = 10, seq = 12, unitMs, epochMs } = options(opts);
     this.#raw = must(
       W.FlakeLayout.make(
         int(time, 'the time bits', U32),
@@ -1150,7 +1162,8 @@ export class FlakeClock {
   #raw;
   #time;
   #layout;
-  constructor(layout = FlakeLayout.NOEQD, { node = 0, time } = {}) {
+  constructor(layout = FlakeLayout.NOEQD, opts) {
+    const { node = 0, time } = options(opts);
     this.#time = sourceOf(time);
     this.#layout = of(layout, FlakeLayout, 'the layout');
     this.#raw = must(W.FlakeClock.make(layout._raw, int(node, 'the node', U64), timeOf(time)));

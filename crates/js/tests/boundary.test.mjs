@@ -603,6 +603,12 @@ test('arguments that are ids, clocks, layouts, options or booleans are of their 
     ['the time option', (x) => new SnoGenerator({ time: x }), [Function, undefined]],
     ['the time option', (x) => new FlakeClock(FlakeLayout.NOEQD, { time: x }), [Function, undefined]],
     ['the snapshot to restore', (x) => new SnoGenerator({ restore: x }), [Object, undefined]],
+    ['the options', (x) => new Clock(x), [Object, undefined]],
+    ['the options', (x) => new v3.Clock(x), [Object, undefined]],
+    ['the options', (x) => new SnoGenerator(x), [Object, undefined]],
+    ['the options', (x) => new FlakeLayout(x), [Object, undefined]],
+    ['the options', (x) => new FlakeClock(FlakeLayout.NOEQD, x), [Object, undefined]],
+    ['the options', (x) => v3.Guid.fromV2(g.toString(), x), [Object, undefined]],
   ];
   const failed = [];
   const fits = (x, kinds) =>
