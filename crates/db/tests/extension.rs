@@ -31,16 +31,31 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A server with the extension created, its library preloaded (the shared
 /// clock, on [`NODE`]) or not; `None` if the test is skipped.
 fn server(preload: bool) -> Option<Postgres> {
+    match preload {
+        true => server_with(&[]),
+        false => server_of(&[]),
+    }
+}
+
+/// The settings of a server that preloads the library, on [`NODE`] (in
+/// decimal).
+const PRELOAD: [(&str, &str); 2] = [
+    ("shared_preload_libraries", "kguid"),
+    ("kguid.node", "24301"),
+];
+
+/// A preloading server with these settings too.
+fn server_with(settings: &[(&str, &str)]) -> Option<Postgres> {
+    server_of(&[&PRELOAD[..], settings].concat())
+}
+
+/// A server with these settings and the extension created.
+fn server_of(settings: &[(&str, &str)]) -> Option<Postgres> {
     let installed = support::extension_dir().is_some_and(|d| d.join("kguid.control").exists());
     if !installed {
         support::skip_or_fail("the kguid extension is not installed (crates/pg/install)");
         return None;
     }
-    let node = format!("{NODE}");
-    let settings: &[(&str, &str)] = match preload {
-        true => &[("shared_preload_libraries", "kguid"), ("kguid.node", &node)],
-        false => &[],
-    };
     let server = support::postgres_with(settings)?;
     runtime().block_on(async {
         let db = connect(&server).await;
@@ -696,4 +711,234 @@ fn sql_ids_read_back_by_the_guid_command_and_the_library() {
         assert_eq!(line["time_ns"], g.time(), "{text}");
         assert_eq!(line["hex"], format!("{g:x}"), "{text}");
     }
+}
+
+/// Ids made at once on two servers, `n` on each.
+fn at_once(a: &Postgres, b: &Postgres, n: i32) -> (Vec<Guid>, Vec<Guid>) {
+    runtime().block_on(async {
+        let (da, db) = (connect(a).await, connect(b).await);
+        tokio::join!(generate(&da, n), generate(&db, n))
+    })
+}
+
+/// How many ids of `a` are also in `b`.
+fn in_common(a: &[Guid], b: &[Guid]) -> usize {
+    let a: HashSet<Guid> = a.iter().copied().collect();
+    b.iter().filter(|id| a.contains(id)).count()
+}
+
+/// The SQLSTATE and message of each generator on `server`, which refuses.
+fn refusals(server: &Postgres) -> Vec<(String, String)> {
+    runtime().block_on(async {
+        let db = connect(server).await;
+        let mut seen = Vec::new();
+        for query in [
+            "SELECT guid_generate()",
+            "SELECT luid_generate()",
+            "SELECT xuid_generate()",
+            "SELECT kguid_node()",
+        ] {
+            let e = db.query(query, &[]).await.expect_err(query);
+            let db_error = e.as_db_error().expect("a server's error");
+            seen.push((
+                code(&e),
+                format!(
+                    "{} {}",
+                    db_error.message(),
+                    db_error.hint().or(db_error.detail()).unwrap_or_default()
+                ),
+            ));
+        }
+        seen
+    })
+}
+
+/// Waits until `server` has ended recovery.
+fn until_primary(server: &Postgres) {
+    runtime().block_on(async {
+        let db = connect(server).await;
+        let until = std::time::Instant::now() + Duration::from_secs(60);
+        while db
+            .query_one("SELECT pg_is_in_recovery()", &[])
+            .await
+            .unwrap()
+            .get::<_, bool>(0)
+        {
+            assert!(std::time::Instant::now() < until, "still in recovery");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+}
+
+/// The node of `server`'s ids.
+fn node_of(server: &Postgres) -> u32 {
+    runtime().block_on(async {
+        let db = connect(server).await;
+        let node: i64 = db
+            .query_one("SELECT kguid_node()", &[])
+            .await
+            .unwrap()
+            .get(0);
+        node as u32
+    })
+}
+
+/// A streaming standby, its clock 2 s behind its primary's: it refuses to
+/// make ids while it follows, and once promoted (here while the old
+/// primary still runs, as in a split brain) makes ids on a node of its own,
+/// its new timeline's, so that none is the old primary's.
+#[test]
+fn standbys_refuse_and_a_promoted_one_makes_ids_of_its_own() {
+    let Some(primary) = server(true) else { return };
+    let before = runtime().block_on(async { generate(&connect(&primary).await, 100_000).await });
+    let behind = ["env", "DONT_FAKE_MONOTONIC=1", "faketime", "-f", "-2"];
+    let standby = primary.backup(true, &PRELOAD, &behind, |_| {});
+    for (code, message) in refusals(&standby) {
+        assert_eq!(code, "25006", "{message}");
+        assert!(message.contains("in recovery"), "{message}");
+    }
+    runtime().block_on(async {
+        let db = connect(&standby).await;
+        let promoted: bool = db
+            .query_one("SELECT pg_promote(true, 60)", &[])
+            .await
+            .unwrap()
+            .get(0);
+        assert!(promoted);
+    });
+    assert_eq!(node_of(&primary), NODE);
+    assert_eq!(node_of(&standby), 1 << 24 | NODE, "timeline 2's node");
+    let (old, new) = at_once(&primary, &standby, 300_000);
+    assert_eq!(in_common(&old, &new), 0);
+    assert_eq!(in_common(&before, &new), 0);
+    assert!(new.iter().all(|id| id.node() == u64::from(1 << 24 | NODE)));
+    assert!(new.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// A base backup started as a primary of its own beside the original keeps
+/// the original's timeline and settings: it refuses to make ids until given
+/// a node of its own (or told, by removing its mark, that the original
+/// makes no more), and then makes none of the original's.
+#[test]
+fn a_copy_started_as_a_primary_refuses_until_given_a_node() {
+    let Some(original) = server(true) else { return };
+    let first = runtime().block_on(async { generate(&connect(&original).await, 10_000).await });
+    let mut copy = original.backup(false, &PRELOAD, &[], |_| {});
+    let mark = copy.data().join("kguid.copy");
+    for restart in [false, true] {
+        for (code, message) in refusals(&copy) {
+            assert_eq!(code, "55000", "restart {restart}: {message}");
+            assert!(message.contains(&format!("node {NODE}")), "{message}");
+            assert!(message.contains("kguid.node"), "{message}");
+        }
+        assert_eq!(std::fs::read_to_string(&mark).unwrap(), format!("{NODE}\n"));
+        copy.restart(restart);
+    }
+    // A node of its own: the mark goes, and no id is the original's.
+    copy.set("kguid.node", "24302");
+    copy.restart(false);
+    assert_eq!(node_of(&copy), 24302);
+    assert!(!mark.exists());
+    let (a, b) = at_once(&original, &copy, 300_000);
+    assert_eq!(in_common(&a, &b) + in_common(&first, &b), 0);
+
+    // Told that the original makes no more ids: its node, after its ids.
+    let mut moved = original.backup(false, &PRELOAD, &[], |_| {});
+    assert_eq!(refusals(&moved).len(), 4);
+    std::fs::remove_file(moved.data().join("kguid.copy")).unwrap();
+    moved.restart(false);
+    let ids = runtime().block_on(async { generate(&connect(&moved).await, 1_000).await });
+    assert!(ids[0] > *a.last().unwrap(), "after the original's ids");
+    assert_eq!(ids[0].node(), u64::from(NODE));
+}
+
+/// A point-in-time recovery of a backup, to a time in the past, started
+/// beside the original: the recovery starts a new timeline, and its ids
+/// are on that timeline's node.
+#[test]
+fn a_point_in_time_recovery_makes_ids_of_its_own() {
+    let archive = std::env::temp_dir().join(format!("kguid-pg-archive-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&archive);
+    std::fs::create_dir_all(&archive).unwrap();
+    support::give_to_server(&archive);
+    let archive_command = format!("cp %p {}/%f", archive.display());
+    let settings = [
+        ("archive_mode", "on"),
+        ("archive_command", archive_command.as_str()),
+    ];
+    let Some(original) = server_with(&settings) else {
+        return;
+    };
+    let rt = runtime();
+    let mut before = Vec::new();
+    let restored = original.backup(false, &PRELOAD, &[], |data| {
+        rt.block_on(async {
+            let db = connect(&original).await;
+            before = generate(&db, 50_000).await;
+            db.batch_execute("CREATE TABLE t (id guid DEFAULT guid_generate())").await.unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+            let target: String =
+                db.query_one("SELECT now()::text", &[]).await.unwrap().get(0);
+            std::thread::sleep(Duration::from_millis(20));
+            db.batch_execute("INSERT INTO t DEFAULT VALUES").await.unwrap();
+            before.extend(generate(&db, 50_000).await);
+            db.batch_execute("SELECT pg_switch_wal()").await.unwrap();
+            // Until the switched segment is archived.
+            let until = std::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                let row = db
+                    .query_one("SELECT last_archived_wal IS NOT NULL AND last_failed_wal IS NULL FROM pg_stat_archiver", &[])
+                    .await
+                    .unwrap();
+                if row.get::<_, bool>(0) {
+                    break;
+                }
+                assert!(std::time::Instant::now() < until, "nothing archived");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            support::write_as_server(&data.join("recovery.signal"), "");
+            let auto = data.join("postgresql.auto.conf");
+            let mut conf = std::fs::read_to_string(&auto).unwrap();
+            conf += &format!(
+                "restore_command = 'cp {}/%f %p'\nrecovery_target_time = '{target}'\nrecovery_target_action = 'promote'\n",
+                archive.display()
+            );
+            support::write_as_server(&auto, &conf);
+        });
+    });
+    until_primary(&restored);
+    assert_eq!(node_of(&restored), 1 << 24 | NODE, "timeline 2's node");
+    let rows: i64 = rt.block_on(async {
+        connect(&restored)
+            .await
+            .query_one("SELECT count(*) FROM t", &[])
+            .await
+            .unwrap()
+            .get(0)
+    });
+    assert_eq!(rows, 0, "recovered to the time before the insert");
+    let (a, b) = at_once(&original, &restored, 300_000);
+    assert_eq!(in_common(&a, &b) + in_common(&before, &b), 0);
+    drop((original, restored));
+    let _ = std::fs::remove_dir_all(&archive);
+}
+
+/// A node past 24 bits stops the start, saying why: the top 8 bits carry
+/// the timeline.
+#[test]
+fn a_node_past_24_bits_stops_the_start() {
+    let Some(mut server) = server(true) else {
+        return;
+    };
+    server.stop(false);
+    server.set("kguid.node", "16777216");
+    assert_eq!(PRELOAD[1].1.parse(), Ok(NODE));
+    let log = server.start().expect_err("a node past 24 bits");
+    assert!(
+        log.contains("kguid.node = '16777216' is not a node id: 0 to 16777215"),
+        "{log}"
+    );
+    server.set("kguid.node", "0xffffff");
+    server.start().unwrap();
+    assert_eq!(node_of(&server), 0xff_ffff);
 }

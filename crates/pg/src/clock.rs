@@ -29,22 +29,32 @@
 //! file is never read, and may be removed.
 //!
 //! Settings (`postgresql.conf`, read at server start):
-//! `kguid.node` (a number, 0 to 4294967295, decimal or `0x` hex) or
-//! `kguid.node_name` (a name, hashed as the library's `CONFIG_GUID_NODE_ID`
-//! is) choose the node; with neither, a random node is drawn at each
-//! start (the library's default).
+//! `kguid.node` (a number, 0 to 16777215, decimal or `0x` hex) or
+//! `kguid.node_name` (a name, the low 24 bits of the library's
+//! `CONFIG_GUID_NODE_ID` hash) choose 24 bits of the node; with neither,
+//! they are drawn at each start. The top 8 bits are the server's timeline
+//! less one ([`node_on`]): one `postgresql.conf` serves a primary and its
+//! standbys, and the server a promotion or a point-in-time recovery makes
+//! is on a node of its own. So the clocks are built once recovery has
+//! ended, by the first backend that makes an id; a standby refuses, and so
+//! does a base backup started as a primary of its own on its original's
+//! timeline and node, until given a node of its own ([`copied_from`]).
 
+use std::cell::UnsafeCell;
 use std::ffi::{CStr, CString};
-use std::path::PathBuf;
+use std::mem::MaybeUninit;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::{Acquire, Release};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
 use guid::clock::{Builder, Generation};
 use guid::horizon::{self, ReadError, Rule};
 use guid::v3::{self, Xuid};
 use guid::{Clock, Id};
-use pgrx::PgSqlErrorCode::{ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE};
+use pgrx::PgSqlErrorCode::{
+    ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ERRCODE_READ_ONLY_SQL_TRANSACTION,
+};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys::{self, Datum};
 
@@ -66,15 +76,44 @@ const MARGIN: Duration = Duration::from_millis(10);
 /// The horizon's file, in the data directory.
 const HORIZON_FILE: &str = "kguid.horizon";
 
+/// The mark of a data directory copied from a server that made ids on the
+/// node it names (its 24 bits, in decimal, and a newline): while it is
+/// there and the settings choose the same node, generating refuses.
+const COPY_FILE: &str = "kguid.copy";
+
+/// The bits of a server's node the settings choose: the top 8 carry its
+/// timeline ([`node_on`]).
+const BASE_BITS: u32 = 24;
+
 static NODE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static NODE_NAME: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+
+/// The server's two clocks, on one node.
+struct Clocks {
+    clock: Clock,
+    /// v3's clock, for `xuid_generate()`, on the same node.
+    x: v3::Clock,
+}
+
+/// [`Shared::state`]: no clocks yet, one backend building them, built.
+const EMPTY: u8 = 0;
+const BUILDING: u8 = 1;
+const READY: u8 = 2;
 
 /// What the server's backends share.
 #[repr(C, align(64))]
 struct Shared {
-    clock: Clock,
-    /// v3's clock, for `xuid_generate()`, on the same node.
-    x: v3::Clock,
+    /// Built by the first backend that makes an id once recovery has
+    /// ended, when the server's timeline is known ([`Shared::clocks`]).
+    clocks: UnsafeCell<MaybeUninit<Clocks>>,
+    state: AtomicU8,
+    /// The node's 24 bits the settings choose; `None` for a random one.
+    base: Option<u32>,
+    /// The horizon read at the start: ids are issued after it.
+    from: u64,
+    /// The node of the server this data directory was copied from, while
+    /// it is also this server's ([`copied_from`]).
+    copy_of: Option<u32>,
     /// The horizon on disk, Unix ns.
     saved: AtomicU64,
     /// Held by the backend writing the horizon.
@@ -94,15 +133,15 @@ pub(crate) fn init() {
     }
     GucRegistry::define_string_guc(
         c"kguid.node",
-        c"The node id of the server's ids: 0 to 4294967295 (decimal or 0x hex).",
-        c"Empty: kguid.node_name, or else a random node drawn at each start.",
+        c"The low 24 bits of the server's node: 0 to 16777215 (decimal or 0x hex).",
+        c"The top 8 bits are the server's timeline less one. Empty: kguid.node_name, or else random bits drawn at each start.",
         &NODE,
         GucContext::Postmaster,
         GucFlags::default(),
     );
     GucRegistry::define_string_guc(
         c"kguid.node_name",
-        c"A name whose SHA-256 gives the node id, as CONFIG_GUID_NODE_ID does.",
+        c"A name whose SHA-256 gives the node's low 24 bits, as CONFIG_GUID_NODE_ID hashes it.",
         c"Exclusive with kguid.node.",
         &NODE_NAME,
         GucContext::Postmaster,
@@ -157,17 +196,105 @@ unsafe extern "C-unwind" fn startup() {
             .add(at.align_offset(align_of::<Shared>()))
             .cast::<Shared>();
         if !found {
-            let from = load_horizon();
-            let node = node();
+            let (base, from) = (node(), load_horizon());
+            // A horizon past either clock's range stops the start here,
+            // not at the first id.
+            drop(build(0, from));
             shared.write(Shared {
-                clock: build(node.clone(), from),
-                x: build_v3(node, from),
+                clocks: UnsafeCell::new(MaybeUninit::uninit()),
+                state: AtomicU8::new(EMPTY),
+                base,
+                from,
+                copy_of: copied_from(base),
                 saved: AtomicU64::new(from),
                 writing: AtomicBool::new(false),
             });
             pg_sys::on_shmem_exit(Some(finish), Datum::from(0));
         }
         SHARED = shared;
+    }
+}
+
+/// The node of a server on `timeline` whose settings choose `base`: the
+/// timeline (less one, modulo 256) in the top 8 bits. A promotion or a
+/// point-in-time recovery starts a new timeline, so the server that comes
+/// out of it never makes its old primary's ids, whatever the clocks; on
+/// the first timeline the node is the base.
+fn node_on(base: u32, timeline: u32) -> u32 {
+    (timeline.wrapping_sub(1) & 0xff) << BASE_BITS | base
+}
+
+/// The server's timeline, once recovery has ended.
+fn timeline() -> u32 {
+    // SAFETY: called in a backend, after `RecoveryInProgress()` said no
+    // (which, before 15, set this backend's timeline).
+    #[cfg(any(feature = "pg13", feature = "pg14"))]
+    unsafe {
+        pg_sys::ThisTimeLineID
+    }
+    // SAFETY: as above: outside recovery, the timeline WAL is written on.
+    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+    unsafe {
+        pg_sys::GetWALInsertionTimeLine()
+    }
+}
+
+/// Whether the file `name` is in the data directory.
+fn in_data_dir(name: &str) -> bool {
+    data_dir().join(name).exists()
+}
+
+/// The node of the server this data directory was copied from, if it is a
+/// copy that keeps that server's node and timeline: one started from a
+/// base backup (`backup_label`) as a primary of its own, without the
+/// recovery that starts a new timeline (`recovery.signal`, or
+/// `standby.signal` and a promotion). Such a start leaves [`COPY_FILE`],
+/// naming the node; the mark holds until the settings choose another node
+/// (then it is removed) or someone removes it. With a random node (no
+/// setting) a copy draws a node of its own, and nothing is marked.
+fn copied_from(base: Option<u32>) -> Option<u32> {
+    let base = base?;
+    let mark = data_dir().join(COPY_FILE);
+    let restored = in_data_dir("backup_label")
+        && !in_data_dir("recovery.signal")
+        && !in_data_dir("standby.signal");
+    if restored {
+        if let Err(e) = horizon::write_bytes(&mark, format!("{base}\n").as_bytes()) {
+            fail(
+                ERRCODE_IO_ERROR,
+                format!("cannot mark the copied data directory: {}", mark.display()),
+                Some(e.to_string()),
+            );
+        }
+        return Some(base);
+    }
+    let node = |bytes: Vec<u8>| {
+        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        let digits = text.strip_suffix('\n').unwrap_or(&text);
+        digits
+            .parse::<u32>()
+            .map_err(|e| format!("{digits:?}: {e}"))
+    };
+    let marked = match horizon::read_small(&mark, 16) {
+        Ok(bytes) => bytes.map(node).transpose(),
+        Err(e) => Err(e.to_string()),
+    };
+    let marked = match marked {
+        Ok(node) => node,
+        Err(e) => fail(
+            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!("{} does not hold a node: {e}", mark.display()),
+            Some("Remove it only if no other server makes ids on this server's node.".into()),
+        ),
+    };
+    match marked {
+        Some(node) if node == base => Some(node),
+        Some(_) => {
+            // The settings chose a node of its own: the copy is told.
+            let _ = std::fs::remove_file(&mark);
+            None
+        }
+        None => None,
     }
 }
 
@@ -189,47 +316,27 @@ fn after<G: Generation>(builder: Builder<G>, from: u64) -> Builder<G> {
         })
 }
 
-/// The v2 clock on `node` (random if `None`), issuing only ids after
-/// `from`.
-fn build(node: Option<Node>, from: u64) -> Clock {
-    let builder = Clock::builder();
-    let builder = match node {
-        Some(Node::Number(n)) => builder.node(n),
-        Some(Node::Name(name)) => builder.node(guid::node::from_name(&name)),
-        None => builder,
-    };
-    after(builder, from).build()
+/// The clocks on `node`, issuing only ids after `from`.
+fn build(node: u32, from: u64) -> Clocks {
+    let x = v3::Clock::builder()
+        .node(u64::from(node))
+        .expect("32 bits fit v3's 58");
+    Clocks {
+        clock: after(Clock::builder().node(node), from).build(),
+        x: after(x, from).build(),
+    }
 }
 
-/// The v3 clock on `node` (its v3 form), issuing only ids after `from`.
-fn build_v3(node: Option<Node>, from: u64) -> v3::Clock {
-    let builder = v3::Clock::builder();
-    let builder = match node {
-        Some(Node::Number(n)) => builder.node(u64::from(n)).expect("32 bits fit v3's 58"),
-        Some(Node::Name(name)) => builder
-            .node(v3::node::from_name(&name))
-            .expect("v3's name hash fits its nodes"),
-        None => builder,
-    };
-    after(builder, from).build()
-}
-
-/// A node the settings choose.
-#[derive(Clone)]
-enum Node {
-    /// `kguid.node`: the node of both generations.
-    Number(u32),
-    /// `kguid.node_name`: hashed as each generation hashes a name.
-    Name(String),
-}
-
-/// The node the settings choose, if they choose one.
-fn node() -> Option<Node> {
+/// The 24 bits of the node the settings choose, if they choose them:
+/// `kguid.node` (0 to 16777215, decimal or `0x` hex), or the low 24 bits
+/// of `kguid.node_name`'s hash (the library's `CONFIG_GUID_NODE_ID` hash).
+fn node() -> Option<u32> {
     let text = |s: &GucSetting<Option<CString>>| {
         s.get()
             .map(|c| c.to_string_lossy().trim().to_owned())
             .filter(|s| !s.is_empty())
     };
+    let max = (1 << BASE_BITS) - 1;
     match (text(&NODE), text(&NODE_NAME)) {
         (Some(_), Some(_)) => fail(
             ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
@@ -241,26 +348,37 @@ fn node() -> Option<Node> {
                 Some(hex) => u32::from_str_radix(hex, 16),
                 None => n.parse(),
             };
-            Some(Node::Number(parsed.unwrap_or_else(|e| {
+            let node = parsed
+                .map_err(|e| e.to_string())
+                .and_then(|node| match node > max {
+                    true => Err(format!(
+                        "{node} is past {max}: the top 8 bits of a server's node carry its timeline"
+                    )),
+                    false => Ok(node),
+                });
+            Some(node.unwrap_or_else(|detail| {
                 fail(
                     ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                    format!(
-                        "kguid.node = '{n}' is not a node id: 0 to 4294967295, decimal or 0x hex"
-                    ),
-                    Some(e.to_string()),
+                    format!("kguid.node = '{n}' is not a node id: 0 to {max}, decimal or 0x hex"),
+                    Some(detail),
                 )
-            })))
+            }))
         }
-        (None, Some(name)) => Some(Node::Name(name)),
+        (None, Some(name)) => Some(guid::node::from_name(&name) & max),
         (None, None) => None,
     }
 }
 
-/// The horizon file's path.
-fn horizon_path() -> PathBuf {
+/// The data directory.
+fn data_dir() -> &'static Path {
     // SAFETY: the data directory is set before libraries load, and stays.
     let dir = unsafe { CStr::from_ptr(pg_sys::DataDir) };
-    PathBuf::from(dir.to_string_lossy().into_owned()).join(HORIZON_FILE)
+    Path::new(dir.to_str().unwrap_or("."))
+}
+
+/// The horizon file's path.
+fn horizon_path() -> PathBuf {
+    data_dir().join(HORIZON_FILE)
 }
 
 /// The saved horizon, 0 if there is no file; a damaged file stops the
@@ -295,8 +413,10 @@ fn save_horizon(ns: u64) -> std::io::Result<()> {
 /// back to the time of the last id (or of the start bound).
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn finish(_code: std::ffi::c_int, _arg: Datum) {
-    let Some(shared) = shared() else { return };
-    let last = guid::unix_nanos(shared.clock.last_time().max(shared.x.last_time()));
+    let Some(clocks) = shared().and_then(Shared::built) else {
+        return; // no id made: the saved horizon stands
+    };
+    let last = guid::unix_nanos(clocks.clock.last_time().max(clocks.x.last_time()));
     if last > 0 {
         // Nothing to report to at exit: a failed write leaves the saved
         // horizon, which is later still.
@@ -311,25 +431,88 @@ fn shared() -> Option<&'static Shared> {
     unsafe { SHARED.as_ref() }
 }
 
-/// The shared state, or the error that says how to get it.
-fn clock() -> &'static Shared {
-    shared().unwrap_or_else(|| {
+/// The clocks, or the error that says why this server makes no ids.
+fn clock() -> &'static Clocks {
+    let shared = shared().unwrap_or_else(|| {
         fail(
             ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             "kguid makes ids only when the server preloads it".into(),
             Some("Set shared_preload_libraries = 'kguid' in postgresql.conf and restart the server: all backends then share one clock.".into()),
         )
-    })
+    });
+    if let Some(clocks) = shared.built() {
+        return clocks;
+    }
+    // SAFETY: a backend's question to the server.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        fail(
+            ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            "kguid makes ids only on a primary: this server is in recovery".into(),
+            Some("A standby shares its primary's settings, and so its node: ids made here could be the primary's. Make ids on the primary; once promoted, this server makes them on a node of its own (its new timeline's).".into()),
+        )
+    }
+    if let Some(node) = shared.copy_of {
+        fail(
+            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+            format!(
+                "kguid makes no ids here: this data directory was copied from a server that makes ids on node {node}, and so would this one"
+            ),
+            Some(format!(
+                "Give this server a node of its own (kguid.node) and restart it; or, if the server it was copied from will never make ids again, remove {COPY_FILE} from the data directory and restart."
+            )),
+        )
+    }
+    shared.build()
 }
 
 impl Shared {
-    /// An id `make` takes from one of the clocks, once the horizon covers it.
-    fn issue<I: Id>(&self, make: impl FnOnce(&Shared) -> I) -> I {
-        let id = make(self);
-        self.cover(id.time());
-        id
+    /// The clocks, if built.
+    fn built(&self) -> Option<&Clocks> {
+        // SAFETY: written once, before the state turns READY (Release).
+        (self.state.load(Acquire) == READY)
+            .then(|| unsafe { (*self.clocks.get()).assume_init_ref() })
     }
 
+    /// Builds the clocks on this server's node and timeline, or takes those
+    /// another backend built. Everything that can fail is done before the
+    /// state leaves EMPTY, so a backend that fails leaves no half-built
+    /// clocks; one that builds them holds BUILDING for a few stores only.
+    fn build(&self) -> &Clocks {
+        let node = node_on(
+            self.base.unwrap_or_else(|| guid::node::random() >> 8),
+            timeline(),
+        );
+        let clocks = build(node, self.from);
+        if self
+            .state
+            .compare_exchange(EMPTY, BUILDING, Acquire, Acquire)
+            .is_ok()
+        {
+            // SAFETY: only the backend that moved the state to BUILDING
+            // writes, and no one reads before READY.
+            unsafe { (*self.clocks.get()).write(clocks) };
+            self.state.store(READY, Release);
+        }
+        loop {
+            if let Some(clocks) = self.built() {
+                return clocks;
+            }
+            std::hint::spin_loop();
+        }
+    }
+}
+
+impl Clocks {
+    /// An id `make` takes from one of the clocks, once the horizon covers it.
+    fn issue<I: Id>(&self, make: impl FnOnce(&Clocks) -> I) -> I {
+        let id = make(self);
+        let shared = shared().expect("clocks live in the shared state");
+        shared.cover(id.time());
+        id
+    }
+}
+
+impl Shared {
     /// Returns once the saved horizon covers ids of Unix time `t`, having
     /// moved it on if it is due: when it is within [`AHEAD`]`/2` of the
     /// wall clock or within [`MARGIN`] of `t`, the backend that takes the
@@ -400,8 +583,8 @@ functions! {
         Datum::from(i64::from(clock().clock.node()))
     }
     pg_finfo_kguid_guid_from_time_here => fn kguid_guid_from_time_here(fcinfo) {
-        let shared = clock();
+        let clocks = clock();
         let t = crate::types::time_arg(fcinfo, 0);
-        guid_datum(guid_at(t, shared.clock.node(), shared.clock.drift()))
+        guid_datum(guid_at(t, clocks.clock.node(), clocks.clock.drift()))
     }
 }

@@ -22,6 +22,9 @@ pub struct Postgres {
     bin: PathBuf,
     /// `name=value` settings of every start.
     settings: Vec<String>,
+    /// The command the server runs under (`faketime` and its arguments),
+    /// if any.
+    prefix: Vec<String>,
 }
 
 /// Starts PostgreSQL from Debian's `postgresql` package. Without it the
@@ -38,18 +41,8 @@ pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
         skip_or_fail("PostgreSQL is not installed (Debian package postgresql)");
         return None;
     };
-    static COUNT: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "kguid-pg-{}-{}",
-        std::process::id(),
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let dir = server_dir();
     let user = server_user();
-    if let Some((uid, gid)) = user {
-        chown(&dir, uid, gid);
-    }
     let status = as_user(Command::new(bin.join("initdb")), user)
         .args([
             "-A",
@@ -70,15 +63,32 @@ pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
         .iter()
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
-    let child = spawn(&bin, &dir, &settings);
+    let child = spawn(&bin, &dir, &settings, &[]);
     let server = Postgres {
         dir,
         child,
         bin,
         settings,
+        prefix: Vec::new(),
     };
     server.wait_ready();
     Some(server)
+}
+
+/// A new temporary directory for a server, the server's user's.
+fn server_dir() -> PathBuf {
+    static COUNT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "kguid-pg-{}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    if let Some((uid, gid)) = server_user() {
+        chown(&dir, uid, gid);
+    }
+    dir
 }
 
 /// A test that needs what the machine lacks: skipped with the reason
@@ -91,9 +101,19 @@ pub fn skip_or_fail(why: &str) {
     eprintln!("skipped: {why}");
 }
 
-/// The server's process on the data directory in `dir`.
-fn spawn(bin: &Path, dir: &Path, settings: &Vec<String>) -> Child {
-    let mut command = as_user(Command::new(bin.join("postgres")), server_user());
+/// The server's process on the data directory in `dir`, run under the
+/// command `prefix` if it is not empty.
+fn spawn(bin: &Path, dir: &Path, settings: &Vec<String>, prefix: &[String]) -> Child {
+    let postgres = bin.join("postgres");
+    let command = match prefix.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(postgres);
+            command
+        }
+        None => Command::new(postgres),
+    };
+    let mut command = as_user(command, server_user());
     command
         .arg("-D")
         .arg(dir.join("data"))
@@ -185,7 +205,7 @@ impl Postgres {
 
     /// Starts the stopped server; the log if it exits instead of serving.
     pub fn start(&mut self) -> Result<(), String> {
-        self.child = spawn(&self.bin, &self.dir, &self.settings);
+        self.child = spawn(&self.bin, &self.dir, &self.settings, &self.prefix);
         let until = Instant::now() + Duration::from_secs(60);
         while !self.ready() {
             if self.child.try_wait().expect("postgres").is_some() {
@@ -199,6 +219,56 @@ impl Postgres {
             std::thread::sleep(Duration::from_millis(50));
         }
         Ok(())
+    }
+
+    /// Another server on a base backup of this one (`pg_basebackup`, its
+    /// WAL streamed): a streaming standby of it if `standby` (`-R`), else a
+    /// copy that starts as a primary of its own. `setup` may change the
+    /// copy's data directory before its first start; it runs with
+    /// `settings` (replacing this server's), under the command `prefix`
+    /// (`faketime` and its arguments) if not empty.
+    pub fn backup(
+        &self,
+        standby: bool,
+        settings: &[(&str, &str)],
+        prefix: &[&str],
+        setup: impl FnOnce(&Path),
+    ) -> Postgres {
+        let dir = server_dir();
+        let mut command = as_user(Command::new(self.bin.join("pg_basebackup")), server_user());
+        command
+            .arg("-h")
+            .arg(&self.dir)
+            .args(["-U", "postgres", "-X", "stream", "--no-sync", "-D"])
+            .arg(dir.join("data"));
+        if standby {
+            command.arg("-R");
+        }
+        let status = command.status().expect("run pg_basebackup");
+        assert!(status.success(), "pg_basebackup failed: {status}");
+        setup(&dir.join("data"));
+        let settings = settings
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        let prefix: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+        let child = spawn(&self.bin, &dir, &settings, &prefix);
+        let server = Postgres {
+            dir,
+            child,
+            bin: self.bin.clone(),
+            settings,
+            prefix,
+        };
+        server.wait_ready();
+        server
+    }
+
+    /// Sets `name` to `value` for the next starts.
+    pub fn set(&mut self, name: &str, value: &str) {
+        let prefix = format!("{name}=");
+        self.settings.retain(|s| !s.starts_with(&prefix));
+        self.settings.push(format!("{prefix}{value}"));
     }
 
     /// Waits until the server accepts sessions (past recovery and start-up).
@@ -304,6 +374,21 @@ fn as_user(mut command: Command, user: Option<(u32, u32)>) -> Command {
         command.uid(uid).gid(gid).env("HOME", "/tmp");
     }
     command
+}
+
+/// Gives `dir` to the server's user.
+pub fn give_to_server(dir: &Path) {
+    if let Some((uid, gid)) = server_user() {
+        chown(dir, uid, gid);
+    }
+}
+
+/// Writes `text` to `path`, owned by the server's user.
+pub fn write_as_server(path: &Path, text: &str) {
+    std::fs::write(path, text).expect("write a server's file");
+    if let Some((uid, gid)) = server_user() {
+        chown(path, uid, gid);
+    }
 }
 
 fn chown(path: &Path, uid: u32, gid: u32) {
