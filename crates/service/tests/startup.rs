@@ -427,7 +427,7 @@ fn a_state_file_through_a_link_is_saved_where_the_link_points() {
 
 /// A token file is a small regular file: a device (`/dev/zero` has no
 /// end), a FIFO (no writer), a directory or a file longer than any token
-/// is refused at once, unread, naming the flag.
+/// is refused unread, naming the flag.
 #[test]
 fn token_files_that_are_not_small_regular_files_are_refused() {
     let dir = temp_dir("startup-token-kinds");
@@ -444,13 +444,14 @@ fn token_files_that_are_not_small_regular_files_are_refused() {
         (&long, "1000000 bytes"),
     ] {
         let path = path.to_str().unwrap();
-        let (line, took) = refused_via(&[], &["--token-file", path], &[]);
+        // A binary that read or waited would take the memory cap or the
+        // 10 s kill, not exit 2.
+        let line = refused(&["--token-file", path]);
         assert!(
             line.starts_with(&format!("error: --token-file {path}: ")),
             "{line}"
         );
         assert!(line.contains(what), "{line}");
-        assert!(took < Duration::from_secs(5), "{line}: {took:?}");
     }
 }
 
