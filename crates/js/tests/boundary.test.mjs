@@ -484,6 +484,21 @@ function checkRead(label, s, read, write, oracle) {
   if (oracle !== undefined) assert.equal(oracle, null, `${label} ${show(s)}: accepted, the crate refuses it (${oracle})`);
 }
 
+/** v3.Guid.fromV2 of a string: what Guid's reader of the form gives, cast to v3, or its error's kind. */
+function checkFromV2(s, base62) {
+  const outcome = (f) => {
+    try {
+      return f();
+    } catch (e) {
+      return e;
+    }
+  };
+  const v2 = outcome(() => (base62 ? Guid.fromBase62(s) : Guid.fromString(s)));
+  const v3id = outcome(() => v3.Guid.fromV2(s, { base62 }));
+  if (v2 instanceof Guid) assert.ok(v3id instanceof v3.Guid && v3id.equals(v2.toV3()), `v3.Guid.fromV2 ${show(s)}: ${v3id}`);
+  else assert.ok(v3id instanceof KguidError && v3id.kind === v2.kind, `v3.Guid.fromV2 ${show(s)}: ${v3id}, Guid's: ${v2}`);
+}
+
 /** sno's documented reader: 16 bytes of its alphabet, else Length or Char. */
 function snoOracle(s) {
   const b = utf8(s);
@@ -519,6 +534,8 @@ test('string forms: valid ids read back, a changed character or another length i
           // parse reads the text form, else base62: either may take a string
           if (how === 'parse') collect(failed, () => checkRead(`${C.NAME}.parse`, s, read, (x) => (x.toString() === s ? s : x.toBase62())));
           else collect(failed, () => checkRead(`${C.NAME}.${how}`, s, read, write, C === Sno ? snoOracle(s) : undefined));
+          // v3.Guid.fromV2 reads a v2 string as strictly as Guid's readers do.
+          if (C === Guid && how !== 'parse') collect(failed, () => checkFromV2(s, how === 'fromBase62'));
           n++;
         }
       }
