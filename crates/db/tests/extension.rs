@@ -923,6 +923,36 @@ fn a_point_in_time_recovery_makes_ids_of_its_own() {
     let _ = std::fs::remove_dir_all(&archive);
 }
 
+/// `pg_upgrade` makes a new cluster (on timeline 1, without the old data
+/// directory's files): with `kguid.horizon` copied over, as README says,
+/// the upgraded server's ids follow the old one's, even those that ran
+/// ahead of the wall clock.
+#[test]
+fn an_upgraded_cluster_goes_on_after_the_old_ones_ids() {
+    let Some(mut server) = server(true) else {
+        return;
+    };
+    let rt = runtime();
+    // Ids 30 s ahead of the wall clock, as after a clock that stepped back.
+    server.stop(false);
+    let ahead = guid::unix_nanos(SystemTime::now()) + 30_000_000_000;
+    support::write_as_server(&server.data().join("kguid.horizon"), &format!("{ahead}\n"));
+    server.start().unwrap();
+    let old = rt.block_on(async { generate(&connect(&server).await, 10_000).await });
+    server.upgrade(|old, new| {
+        let horizon = std::fs::read_to_string(old.join("kguid.horizon")).unwrap();
+        support::write_as_server(&new.join("kguid.horizon"), &horizon);
+    });
+    let new = rt.block_on(async { generate(&connect(&server).await, 10_000).await });
+    assert!(
+        new[0] > *old.last().unwrap(),
+        "{} after {}",
+        new[0],
+        old.last().unwrap()
+    );
+    assert_eq!(new[0].node(), u64::from(NODE));
+}
+
 /// A node past 24 bits stops the start, saying why: the top 8 bits carry
 /// the timeline.
 #[test]

@@ -42,23 +42,7 @@ pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
         return None;
     };
     let dir = server_dir();
-    let user = server_user();
-    let status = as_user(Command::new(bin.join("initdb")), user)
-        .args([
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "--no-sync",
-            "-E",
-            "UTF8",
-            "-D",
-        ])
-        .arg(dir.join("data"))
-        .stdout(Stdio::null())
-        .status()
-        .expect("run initdb");
-    assert!(status.success(), "initdb failed: {status}");
+    initdb(&bin, &dir.join("data"));
     let settings = settings
         .iter()
         .map(|(name, value)| format!("{name}={value}"))
@@ -73,6 +57,26 @@ pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
     };
     server.wait_ready();
     Some(server)
+}
+
+/// A new cluster in `data`.
+fn initdb(bin: &Path, data: &Path) {
+    let status = as_user(Command::new(bin.join("initdb")), server_user())
+        .args([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "-D",
+        ])
+        .arg(data)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run initdb");
+    assert!(status.success(), "initdb failed: {status}");
 }
 
 /// A new temporary directory for a server, the server's user's.
@@ -262,6 +266,44 @@ impl Postgres {
         };
         server.wait_ready();
         server
+    }
+
+    /// Stops the server and upgrades its cluster with `pg_upgrade` into a
+    /// new data directory (to the same major version: the tool and its
+    /// steps are those of a major upgrade), calls `carry(old, new)` with
+    /// both data directories, then starts the server on the new one.
+    pub fn upgrade(&mut self, carry: impl FnOnce(&Path, &Path)) {
+        self.stop(false);
+        let (old, new) = (self.dir.join("old"), self.dir.join("new"));
+        initdb(&self.bin, &new);
+        let options: Vec<String> = self.settings.iter().map(|s| format!("-c {s}")).collect();
+        let output = as_user(Command::new(self.bin.join("pg_upgrade")), server_user())
+            .current_dir(&self.dir)
+            .arg("-b")
+            .arg(&self.bin)
+            .arg("-B")
+            .arg(&self.bin)
+            .arg("-d")
+            .arg(self.data())
+            .arg("-D")
+            .arg(&new)
+            .args(["-U", "postgres", "-p", "50432", "-P", "50433", "-s"])
+            .arg(&self.dir)
+            .arg("-o")
+            .arg(options.join(" "))
+            .arg("-O")
+            .arg(options.join(" "))
+            .output()
+            .expect("run pg_upgrade");
+        assert!(
+            output.status.success(),
+            "pg_upgrade failed: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        std::fs::rename(self.data(), &old).expect("keep the old cluster");
+        std::fs::rename(&new, self.data()).expect("the new cluster in place");
+        carry(&old, &self.data());
+        self.start().expect("the upgraded server starts");
     }
 
     /// Sets `name` to `value` for the next starts.
