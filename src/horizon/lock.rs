@@ -177,9 +177,11 @@ fn open_lock_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-/// The regular file `path` names, open for reading, and its device and
-/// inode; `None` if there is none or it is something else. Nothing but a
-/// regular file is opened: a device's open may act, a FIFO's wait.
+/// The regular file `path` names, open (for reading and writing where it
+/// may be: NFS emulates an exclusive `flock` with a lock that needs it;
+/// else for reading) and its device and inode; `None` if there is none or
+/// it is something else. Nothing but a regular file is opened: a device's
+/// open may act, a FIFO's wait. Nothing is written through it.
 fn open_regular(path: &Path) -> io::Result<Option<(File, (u64, u64))>> {
     match fs::metadata(path) {
         Ok(meta) if meta.is_file() => {}
@@ -187,16 +189,23 @@ fn open_regular(path: &Path) -> io::Result<Option<(File, (u64, u64))>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     }
-    let mut options = OpenOptions::new();
-    options.read(true);
-    // Something put there since cannot block the open (a FIFO) or become
-    // the terminal of the process.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-    }
-    let file = match options.open(path) {
+    let open = |write: bool| {
+        let mut options = OpenOptions::new();
+        options.read(true).write(write);
+        // Something put there since cannot block the open (a FIFO) or
+        // become the terminal of the process.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        }
+        options.open(path)
+    };
+    let opened = open(true).or_else(|e| match e.kind() {
+        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => open(false),
+        _ => Err(e),
+    });
+    let file = match opened {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -351,6 +360,17 @@ mod tests {
         lock.follow().unwrap();
         assert!(lock.held.lock().unwrap().is_empty());
         drop(lock);
+        // A file this process may only read is held all the same.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            super::super::write(&path, 9).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+            let lock = Lock::try_new(&path).unwrap();
+            fs::hard_link(&path, &hard).unwrap();
+            assert!(held(&hard));
+            drop(lock);
+            fs::remove_file(&hard).unwrap();
+        }
         // A holder through the hard link keeps one through the path out.
         super::super::write(&path, 8).unwrap();
         fs::hard_link(&path, &hard).unwrap();
