@@ -30,8 +30,9 @@ macro_rules! status {
          that cannot go together; the message names the flag or shows the usage\n"
     };
     (bad) => {
-        "  3  a bad id: an input that is no id, or reads as several; each is named on\n     \
-         an `error: invalid id '...'` line and the other ids are still printed\n"
+        "  3  a bad id: an input that is no id, or (inspect --strict) reads as several;\n     \
+         each is named on an `error: invalid id '...'` line and the other ids are\n     \
+         still printed\n"
     };
     (write) => {
         concat!(status!(head), status!(io), status!(pipe), status!(usage))
@@ -202,34 +203,48 @@ How an id is read:
      code 1..=7), so a local form needs no --as l; the \"form\" field names
      the form it was read in (string, base62, hex, json, int or uuid) and
      \"kind\" the kind (g, l, x or sno).
-  2. A line that gives different ids in several forms is ambiguous. 16
+  2. A line that gives different ids in several readings is ambiguous. 16
      characters are where forms meet: a global sortable string without '.'
      or '_' (most of those gen prints) is also base62, every 16-digit
      global base62 is also a string, a sno string is usually also a global
-     string, and a local string without '.' is also 16 hex digits.
-     An ambiguous line is never guessed at: the stream decides (the
-     arguments and standard input, in order). A line valid in one form only
-     (string, base62, hex or sno) shows that form, such as a string with
-     '.' or '_' or 17-digit base62; JSON, int and UUID lines show none.
-     An ambiguous line is read in the form the lines before it have shown,
-     if they have shown exactly one. If none has been shown yet, it is
-     held, and the lines after it wait with it (the output keeps the input's
-     order), until a line shows a form: then it is read in that one.
-     It is refused (status 3), on an error line naming each reading with
-     the flag that picks it (--from string, --from base62, --from hex,
-     --sno), if the lines before it have shown two forms or more, or one it
-     has no reading in, or if the input ends before any line shows a form.
-     So `guid gen -n 100 | guid inspect` reads back every line gen prints,
-     global or --local (the first, of sequence 0, ends in '..'), and so does
-     gen --format hex, global or --local. gen --format base62 (16 digits)
-     and gen --sno show no form, so alone they are refused: read them with
-     --from base62 and --sno. A flag that leaves one reading (--from, --sno)
-     reads each line as it comes, holding none.
-  3. Within the sortable string, 16 characters that are both a global and a
-     local string (a local id of drift code 4 or more; gen's default global
-     and --local strings never are) are read as the global id unless --as l;
-     \"kind\" says which was read, and the status is 0.
-  4. A UUID (36 characters, '-' at index 8) is a v3 128-bit id (kind x),
+     string, a local string without '.' is also 16 hex digits, and a local
+     string of drift code 4 or more is also a global one (with --v3, every
+     local string is).
+  3. The stream decides first (the arguments and standard input, in
+     order). A line valid in one form only (string, base62, hex or sno)
+     shows that form, such as a string with '.' or '_' or 17-digit base62;
+     JSON, int and UUID lines show none. An ambiguous line is read in the
+     form the lines before it have shown, if they have shown exactly one.
+     If none has been shown yet, it is held, and the lines after it wait
+     with it (the output keeps the input's order), until a line shows a
+     form: then it is read in that one. A flag that leaves one reading
+     (--from, --sno) reads each line as it comes, holding none.
+  4. Where the stream does not decide (an id alone, lines that have shown
+     two forms or more, or one the line has no reading in, or none by the
+     end of the input; a string of both kinds), the line is read as gen
+     most likely wrote it: of its readings, the one with the fewest of
+     these marks, each before the next:
+       - a time more than a day ahead of now (no clock makes one);
+       - a drift code other than the default, 3 (4 with --v3), which gen
+         and compose give unless --drift or --drift-code says otherwise
+         (a sno id has none); and a global string or base62 of a line that
+         also reads in a narrow alphabet (hex, a sno string or a local
+         string), which they are almost never spelled in;
+     then the first of: the sortable string (local, then global), hex, a
+     sno string, base62. Each other reading is noted on standard error
+     (\"note: ...\") with the flags that pick it, once for each kind of
+     guess, and the status stays 0. So every id gen prints at the default
+     drift code reads back alone, in every form and kind; one of another
+     drift code may be the same text as the likelier id of another reading
+     (the note names it).
+     With --strict the line is refused instead (status 3), naming each
+     reading with the flags that pick it (--from string, --from base62,
+     --from hex, --as l, --sno). So `guid gen -n 100 | guid inspect
+     --strict` still reads back every string gen prints (the first, of
+     sequence 0, ends in '..' and shows the string) and gen --format hex,
+     global or --local; gen --format base62 (16 digits) and gen --sno show
+     no form, and need --from base62 and --sno.
+  5. A UUID (36 characters, '-' at index 8) is a v3 128-bit id (kind x),
      with or without --v3.
 
   11 characters      base62 of a local id
@@ -243,18 +258,19 @@ How an id is read:
   36 characters      a UUID: a v3 128-bit id
 
   So only 16 characters may be ambiguous: those valid in more than one of
-  the forms of 16 characters (rule 2).
+  the readings of 16 characters (rule 2).
 
   With --sno, every id is read as a sno string (muyo/sno), and printed with
   kind \"sno\", form, string, hex, time_ns and time (the start of its 4 ms
   unit), meta, partition, seq and tick (0 or 1).
 
-  With --v3, ids are read as fogfish/guid v3 ids, whose fixed widths leave
-  one reading per length: 16 characters are a sortable string (global unless
-  --as l; --from hex for 16 hex digits), 36 a UUID (a 128-bit id, kind x),
-  11, 17 or 22 characters base62 (local, global, 128-bit), 24 or 32 hex
-  digits (global, 128-bit), other runs of up to 20 digits an int (local), and
-  \"...\" the JSON of the id its contents are.
+  With --v3, ids are read as fogfish/guid v3 ids, whose fixed widths tell
+  the form by the length: 16 characters are a sortable string of either
+  kind, and 16 hex digits also a local id's (rules 2 to 4; --as and --from
+  say which), 36 a UUID (a 128-bit id, kind x), 11, 17 or 22 characters
+  base62 (local, global, 128-bit), 24 or 32 hex digits (global, 128-bit),
+  other runs of up to 20 digits an int (local), and \"...\" the JSON of
+  the id its contents are (of 16 characters, either kind).
   --from-v2 reads v2 ids as above and prints the v3 id of each (Go's FromV2).
 
   Flake ids (gen --flake) are not guid ids and have no form here: their int
@@ -265,11 +281,14 @@ What --extract finds:
   letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
   quotes and star, as the JSON of a local id; any other token is read alone
   (\"TOKEN\" reads as JSON under --from json). Each token is read as an
-  id is above, but for two things: of a token that reads in several forms
-  the sortable string is taken (what logs print; \"form\" says so), and no
-  token is a sno id unless --sno (then every 16-character token of sno's
-  alphabet is, and nothing else). A token that is an id is printed, with \"line\" (counted from 1 over the arguments and standard
-  input) before the other fields. Tokens that are no id or read as several are skipped,
+  id is above, without a stream to decide (rules 1, 2 and 4: a token that
+  reads in several forms is read as the likeliest, noted once for each kind
+  of guess, and skipped under --strict), but for one thing: no token is a
+  sno id unless --sno (then every 16-character token of sno's alphabet is,
+  and nothing else), so a token whose likeliest reading is a sno string is
+  skipped, and the first one noted (\"found with --sno\"). A token that is an
+  id is printed, with \"line\" (counted from 1 over the arguments and standard
+  input) before the other fields. Tokens that are no id are skipped,
   silently and with status 0, so a word that happens to be an id is printed
   too: use --from and --as to say which forms your logs hold. An id must not touch
   another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
@@ -307,6 +326,9 @@ pub struct InspectArgs {
     /// Find every id in each line of text (logs), rather than read each line as one id; what is no id is skipped
     #[arg(long)]
     pub extract: bool,
+    /// Never guess: refuse an id that reads as several ids when neither the flags nor the other ids decide (with --extract, skip it) [default: read it as the likeliest, noting the others on stderr]
+    #[arg(long)]
+    pub strict: bool,
     /// Ids to decode (text to search, with --extract); `-`, or no ID at all, reads standard input, one id per line (without --extract, a line over 1024 bytes is reported and skipped)
     #[arg(value_name = "ID")]
     pub ids: Vec<OsString>,

@@ -6,13 +6,13 @@
 //! `"RUN"` is read as JSON under `--from json`, and alone otherwise (the JSON
 //! of a global id is its sortable string in quotes, so alone it reads the
 //! same). Every other run is read alone. Each is read as `inspect` reads an
-//! id, by the same rule (`form`'s docs): the sortable string, what logs
-//! print, is tried first and wins.
+//! id alone, by the same rule (`form`'s docs): of several readings, the
+//! likeliest; a sno string is found only with `--sno`.
 //!
 //! Lines arrive in pieces of any size; only the current run is kept, and
 //! only up to the longest id, so a line of any length takes bounded memory.
 
-use crate::form::{self, Form};
+use crate::form::{self, Decoded, Form, Reading};
 use crate::id::{Id, Kind};
 
 /// The shortest run that can be an id: 11 base62 digits of a local id.
@@ -128,9 +128,21 @@ impl Scanner {
 }
 
 impl Token<'_> {
-    /// The id this token is, if it reads as exactly one under the flags,
-    /// and the form it was read in.
-    pub fn id(&self, kind: Option<Kind>, from: Option<Form>, v3: bool) -> Option<(Form, Id)> {
+    /// The run, as the notes quote it.
+    pub fn text(&self) -> &[u8] {
+        self.run
+    }
+
+    /// What this token reads as under the flags, if anything, as `inspect`
+    /// reads a line; a sno string too when `sno` is set (to tell it, not
+    /// to find it).
+    pub fn read(
+        &self,
+        kind: Option<Kind>,
+        from: Option<Form>,
+        v3: bool,
+        sno: bool,
+    ) -> Option<Decoded> {
         let quoted = |star: bool| {
             let mut text = [0; RUN_MAX + 3];
             let open: &[u8] = if star { b"\"*" } else { b"\"" };
@@ -138,28 +150,26 @@ impl Token<'_> {
             text[..open.len()].copy_from_slice(open);
             text[open.len()..len - 1].copy_from_slice(self.run);
             text[len - 1] = b'"';
-            form::find_in(&text[..len], kind, from, v3)
+            form::find_in(&text[..len], kind, from, v3, false)
         };
         match self.quote {
             Quote::Star => quoted(true),
             Quote::Quoted if from == Some(Form::Json) => quoted(false),
-            // Logs print ids with `Display`: of a token's several
-            // readings, the sortable string is the one they mean.
-            _ => form::find_in(self.run, kind, from, v3).or_else(|| match from {
-                None => form::find_in(self.run, kind, Some(Form::String), v3),
-                Some(_) => None,
-            }),
+            _ => form::find_in(self.run, kind, from, v3, sno),
         }
     }
 
     /// The sno id this token is (`--sno`): a bare run of 16 characters of
     /// sno's alphabet.
-    pub fn sno(&self) -> Option<(Form, Id)> {
+    pub fn sno(&self) -> Option<Reading> {
         match self.quote {
             Quote::Star => None,
             _ => guid::sno::Sno::parse_bytes(self.run)
                 .ok()
-                .map(|id| (Form::String, Id::Sno(id))),
+                .map(|id| Reading {
+                    form: Form::String,
+                    id: Id::Sno(id),
+                }),
         }
     }
 }
@@ -221,22 +231,31 @@ mod tests {
 
     #[test]
     fn tokens_read_as_inspect_reads() {
+        let one = |decoded: Option<Decoded>| match decoded {
+            Some(Decoded::One { reading, .. }) => Some((reading.form, reading.id)),
+            _ => None,
+        };
         let id = |line: &[u8], from: Option<Form>| {
             let mut scanner = Scanner::default();
             let mut ids = Vec::new();
             for &b in line {
-                ids.extend(scanner.byte(b).and_then(|t| t.id(None, from, false)));
+                ids.extend(
+                    scanner
+                        .byte(b)
+                        .and_then(|t| one(t.read(None, from, false, false))),
+                );
             }
-            ids.extend(scanner.end_line().and_then(|t| t.id(None, from, false)));
+            ids.extend(
+                scanner
+                    .end_line()
+                    .and_then(|t| one(t.read(None, from, false, false))),
+            );
             ids
         };
-        let one = |input: &[u8]| match form::decode(input, None, None, false) {
-            Ok(form::Decoded::One { form, id, .. }) => Some((form, id)),
-            _ => None,
-        };
-        let local = one(b"5...........1...").map(|(_, id)| (Form::Json, id));
+        let decode = |input: &[u8]| one(form::decode(input, None, None, false).ok());
+        let local = decode(b"5...........1...").map(|(_, id)| (Form::Json, id));
         assert_eq!(id(br#"x="*N............1..""#, None), Vec::from_iter(local));
-        let global = one(b"N...0ngIdY...1..");
+        let global = decode(b"N...0ngIdY...1..");
         assert!(global.is_some());
         for from in [None, Some(Form::Json), Some(Form::String)] {
             let want = global.map(|(_, id)| (from.unwrap_or(Form::String), id));

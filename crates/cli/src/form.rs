@@ -11,36 +11,44 @@
 //!    characters are where forms meet: a global sortable string without
 //!    `.` or `_` is usually also 16-digit global base62, which always also
 //!    spells a string; a sno string is usually also a global string; a
-//!    local string without `.` is also 16 hex digits.
-//! 3. An ambiguous input is read by the evidence of its stream (the
-//!    arguments and standard input of one run, in order), never guessed
-//!    at. An input valid in one [`Spelling`] only (string, base62, hex or
-//!    sno) shows that spelling, such as a string with `.` or `_` or
-//!    17-digit base62; JSON, ints and UUIDs show none. An ambiguous input
-//!    is read in the spelling the inputs before it have shown when they
-//!    have shown exactly one; when they have shown none, it is held, and
+//!    local string without `.` is also 16 hex digits; a local string of
+//!    drift code 4 or more is also a global string, and in v3 every local
+//!    string is.
+//! 3. An ambiguous input is read by the evidence of its stream first (the
+//!    arguments and standard input of one run, in order). An input valid
+//!    in one [`Spelling`] only (string, base62, hex or sno) shows that
+//!    spelling, such as a string with `.` or `_` or 17-digit base62; JSON,
+//!    ints and UUIDs show none. An ambiguous input is read in the spelling
+//!    the inputs before it have shown when they have shown exactly one and
+//!    it has a reading in it; when they have shown none, it is held, and
 //!    every input after it waits with it (output keeps input order), until
-//!    one shows a spelling: then it is read in that one. It is refused,
-//!    naming each reading with the flags that pick it, when the inputs
-//!    before it have shown two spellings or more, or one it has no reading
-//!    in, or when the stream ends with none shown. So `gen | inspect`
-//!    reads back every string (the first, of sequence 0, ends in `..`);
-//!    `gen --format base62` (16 digits) and `gen --sno` show no spelling
-//!    and are refused without `--from base62` or `--sno`. A flag that
-//!    leaves one reading (`--from`, `--sno`) reads each line as it comes.
-//! 4. Within the sortable string, 16 characters that are a valid global
-//!    and a valid local string are the global id unless `--as l` says
-//!    otherwise. `gen`'s default output, global (drift code 3, first
-//!    character `N`..`U`) and `--local` (first character `5` or `6`), never
-//!    reads as the other kind; only local ids with drift code 4 or more
-//!    (`--drift-code 4`) do, and need `--as l`. The object's `kind` says
-//!    which was read.
+//!    one shows a spelling: then it is read in that one. So `gen | inspect`
+//!    reads back every string (the first, of sequence 0, ends in `..`). A
+//!    flag that leaves one reading (`--from`, `--sno`) reads each line as
+//!    it comes.
+//! 4. Where the evidence does not decide (two spellings or more shown, one
+//!    it has no reading in, none by the end of the stream, or several
+//!    readings in the spelling shown: a string of both kinds), the input is
+//!    read as `gen` most likely wrote it ([`Several::choose`]): the reading
+//!    with the fewest marks of a misreading, a time more than a day ahead
+//!    of now (no clock makes one) before all others, then a drift code
+//!    other than the generation's default (which `gen` and `compose` give
+//!    unless told otherwise; a sno id has none) and a global string or
+//!    base62 of an input that also reads in a narrow alphabet (hex, a sno
+//!    string, a local string: 16 to 32 symbols, in which a 64- or
+//!    62-symbol form is almost never spelled); then the sortable string
+//!    (local, then global), hex, a sno string, base62. The other readings
+//!    are noted on standard error with their flags, once for each kind of
+//!    guess. Every id `gen` writes at the default drift code reads back so
+//!    alone, in every form (a unit test sweeps a century of times); one of
+//!    another drift code can be the very text of an id of the default code
+//!    in another form, and reads as that one, noted. `--strict` refuses
+//!    instead, naming each reading with the flags that pick it.
 //! 5. A UUID (36 characters, `-` at index 8) is a v3 128-bit id, without
 //!    `--v3`.
 //!
-//! `inspect --extract` reads tokens with [`find`], which has no sno
-//! reading, and takes the sortable string of a token that reads in several
-//! forms (logs print ids as strings).
+//! `inspect --extract` reads tokens with [`find_in`] by rules 1, 2 and 4
+//! (a token has no stream), and finds a sno string only with `--sno`.
 //!
 //! Lengths: a sortable string is 16 characters (global or local), base62
 //! 11 (local) or 16–17 (global), hex 16 (local) or 24 (global), an int
@@ -51,7 +59,7 @@ use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
 use guid::Id as _;
 use guid::sno::Sno;
-use guid::{Guid, Luid};
+use guid::{Guid, Luid, v3};
 use serde::de::DeserializeOwned;
 
 use crate::id::{Id, Kind};
@@ -223,49 +231,266 @@ impl Spelling {
     }
 }
 
+/// Every spelling.
+const SPELLINGS: [Spelling; 4] = [
+    Spelling::String,
+    Spelling::Base62,
+    Spelling::Hex,
+    Spelling::Sno,
+];
+
+/// A reading that gave an id: the form it was read in and the id, whose
+/// kind it is (a sno string is read in [`Form::String`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reading {
+    /// The form it was read in.
+    pub form: Form,
+    /// The id.
+    pub id: Id,
+}
+
+/// How far ahead of now the time of an id may be and the id still be one
+/// a clock made (module docs, rule 4).
+const AHEAD: u64 = 24 * 3600 * 1_000_000_000;
+
+impl Reading {
+    /// Its spelling, if it has one.
+    fn spelling(self) -> Option<Spelling> {
+        match self.id {
+            Id::Sno(_) => Some(Spelling::Sno),
+            _ => Spelling::of(self.form),
+        }
+    }
+
+    /// What it is, in messages: "base62 of a global id", "a sno string".
+    fn what(self) -> String {
+        match self.id.kind() {
+            Some(kind) => format!("{} of a {} id", self.form.what(), kind.noun()),
+            None => "a sno string".to_owned(),
+        }
+    }
+
+    /// The fewest flags that pick it among `all`: `--sno`; `--from` if no
+    /// other has its form, else `--as` if none has its kind, else both.
+    fn flags(self, all: &[Reading]) -> String {
+        let Some(kind) = self.id.kind() else {
+            return "--sno".to_owned();
+        };
+        // Without --from and --as nothing is read as a sno string.
+        let others = all.iter().filter(|r| **r != self && r.id.kind().is_some());
+        let form = others.clone().any(|r| r.form == self.form);
+        let of_kind = others.clone().any(|r| r.id.kind() == Some(kind));
+        match (form, of_kind) {
+            (false, _) => format!("--from {}", self.form.flag()),
+            (true, false) => format!("--as {}", kind.flag()),
+            (true, true) => format!("--from {} --as {}", self.form.flag(), kind.flag()),
+        }
+    }
+
+    /// Whether it is in a form of a narrow alphabet: hex, a sno string or
+    /// a local string (16 to 32 symbols, where a global string has 64 and
+    /// base62 62).
+    fn narrow(self) -> bool {
+        match self.id.kind() {
+            None => true,
+            Some(kind) => self.form == Form::Hex || (self.form == Form::String && kind == Kind::L),
+        }
+    }
+
+    /// Its rank among the readings `all` of one input, lowest first
+    /// (module docs, rule 4): a time ahead of `now`; then its marks of a
+    /// misreading (a drift code other than the default, or none, as a sno
+    /// id; a global string or base62 that also reads in a narrow alphabet,
+    /// in which either is almost never spelled); then its form and kind.
+    fn rank(self, all: &[Reading], now: u64) -> (bool, u8, u8) {
+        let ahead = self.id.time() > now.saturating_add(AHEAD);
+        let wide = matches!(self.form, Form::String | Form::Base62) && !self.narrow();
+        let spelled_narrow = wide && all.iter().any(|r| r.narrow());
+        let marks = u8::from(!self.id.of_default_drift()) + u8::from(spelled_narrow);
+        let order = match (self.form, self.id.kind()) {
+            (Form::String | Form::Json, Some(Kind::L)) => 0,
+            (Form::String | Form::Json, Some(Kind::G)) => 1,
+            (Form::Hex, _) => 2,
+            (_, None) => 3,
+            (Form::Base62, _) => 4,
+            (Form::Int, _) => 5,
+            _ => 6,
+        };
+        (ahead, marks, order)
+    }
+}
+
 /// What an input reads as under the flags.
 #[derive(Clone, Copy, Debug)]
 pub enum Decoded {
-    /// One id (every reading that is valid gives it), read in `form`.
+    /// One id (every reading that is valid gives it).
     One {
-        /// The form it was read in.
-        form: Form,
-        /// The id.
-        id: Id,
+        /// The reading.
+        reading: Reading,
         /// The spelling the input is valid in, when it is valid in one
         /// spelling only: the evidence it gives (module docs, rule 3).
         shows: Option<Spelling>,
     },
-    /// Different ids in several spellings: ambiguous.
+    /// Different ids: ambiguous.
     Several(Several),
 }
 
-/// The readings of an ambiguous input: different ids, at most one per
-/// spelling.
+impl Decoded {
+    /// The one id of a form no other meets (a sno string under `--sno`):
+    /// no evidence.
+    pub fn of(reading: Reading) -> Decoded {
+        Decoded::One {
+            reading,
+            shows: None,
+        }
+    }
+
+    /// What `found` reads as, if anything.
+    fn from(found: Found) -> Option<Decoded> {
+        // The spelling shown: the only one the input is valid in.
+        let shows = SPELLINGS.into_iter().find(|s| s.bit() == found.valid);
+        match found.readings() {
+            [] => None,
+            [reading] => Some(Decoded::One {
+                reading: *reading,
+                shows,
+            }),
+            _ => Some(Decoded::Several(Several { found })),
+        }
+    }
+}
+
+/// The readings of an ambiguous input: different ids.
 #[derive(Clone, Copy, Debug)]
 pub struct Several {
-    /// The readings in the forms of guid ids.
+    /// The readings.
     found: Found,
-    /// The reading as a sno string.
-    sno: Option<Sno>,
+}
+
+/// How an ambiguous input is read that the evidence of its stream does
+/// not decide: by the rule of likelihood (module docs, rule 4), or, when
+/// `strict`, not at all.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// Refuse such an input (`--strict`).
+    pub strict: bool,
+    /// Unix nanoseconds now: a time more than a day after it is no clock's.
+    pub now: u64,
 }
 
 impl Several {
-    /// Its reading in `spelling`, if it has one, and the form it names.
-    pub fn reading(&self, spelling: Spelling) -> Option<(Form, Id)> {
-        match spelling {
-            Spelling::Sno => self.sno.map(|sno| (Form::String, Id::Sno(sno))),
-            _ => self
-                .found
-                .iter()
-                .find(|r| Spelling::of(r.0) == Some(spelling))
-                .map(|&(form, _, id)| (form, id)),
-        }
+    /// The readings.
+    fn readings(&self) -> &[Reading] {
+        self.found.readings()
     }
 
     /// The refusal, naming each reading with the flags that pick it.
     pub fn refusal(&self) -> String {
-        ambiguous(self.found.iter(), self.sno.is_some())
+        ambiguous(self.readings())
+    }
+
+    /// The reading taken: by the evidence of the stream when it decides,
+    /// else, unless `rule` is strict, by likelihood, as a guess; the
+    /// refusal otherwise.
+    pub fn choose(&self, evidence: Evidence, rule: Rule) -> Result<Choice, String> {
+        match evidence.read(self, rule.now) {
+            Ok(choice) if choice.guess.is_none() || !rule.strict => Ok(choice),
+            Ok(_) => Err(self.refusal()),
+            Err(refusal) if rule.strict => Err(refusal),
+            Err(_) => Ok(Choice::likeliest(self.readings(), rule.now)),
+        }
+    }
+}
+
+/// The reading taken of an input.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The reading.
+    pub reading: Reading,
+    /// When it was taken by likelihood among others: what to note.
+    pub guess: Option<Guess>,
+}
+
+impl Choice {
+    /// The one reading of an input.
+    pub fn one(reading: Reading) -> Choice {
+        Choice {
+            reading,
+            guess: None,
+        }
+    }
+
+    /// The likeliest of `readings` (several), noting the others.
+    fn likeliest(readings: &[Reading], now: u64) -> Choice {
+        let reading = *readings
+            .iter()
+            .min_by_key(|r| r.rank(readings, now))
+            .expect("several readings");
+        Choice {
+            reading,
+            guess: Some(Guess {
+                readings: readings.to_vec(),
+                taken: reading,
+            }),
+        }
+    }
+}
+
+/// A reading taken by likelihood among others: what standard error is
+/// told.
+#[derive(Clone, Debug)]
+pub struct Guess {
+    /// Every reading.
+    readings: Vec<Reading>,
+    /// The one taken.
+    taken: Reading,
+}
+
+impl Guess {
+    /// The forms and kinds of the reading taken and of the others: inputs
+    /// alike in them are noted once.
+    pub fn class(&self) -> Vec<(Form, Option<Kind>)> {
+        let key = |r: &Reading| (r.form, r.id.kind());
+        std::iter::once(key(&self.taken))
+            .chain(self.readings.iter().filter(|r| **r != self.taken).map(key))
+            .collect()
+    }
+
+    /// Whether the reading taken is a sno string.
+    pub fn sno(&self) -> bool {
+        matches!(self.taken.id, Id::Sno(_))
+    }
+
+    /// A token that reads only as `reading`, to be noted as a guess is (a
+    /// sno string, which `--extract` finds with `--sno` only).
+    pub fn alone(reading: Reading) -> Guess {
+        Guess {
+            readings: vec![reading],
+            taken: reading,
+        }
+    }
+
+    /// What else the input reads as, with the flags of each reading:
+    /// "base62 of a global id (--from base62)"; empty if nothing.
+    pub fn others(&self) -> String {
+        let others: Vec<String> = self
+            .readings
+            .iter()
+            .filter(|r| **r != self.taken)
+            .map(|r| format!("{} ({})", r.what(), r.flags(&self.readings)))
+            .collect();
+        others.join(" and ")
+    }
+
+    /// What was read and what else the input reads as, with the flags of
+    /// each other reading.
+    pub fn note(&self) -> String {
+        format!(
+            "reads as {} ids: read as {}, the likeliest; it is also {}",
+            self.readings.len(),
+            self.taken.what(),
+            self.others()
+        )
     }
 }
 
@@ -291,18 +516,30 @@ impl Evidence {
     }
 
     /// Reads an ambiguous input by this evidence: its reading in the one
-    /// spelling shown, or the refusal, which says what was shown.
-    pub fn read(self, several: &Several) -> Result<(Form, Id), String> {
+    /// spelling shown (the likeliest, by the time `now`, of its readings in
+    /// it, a guess, if it has several: a string of both kinds), or the
+    /// refusal, which says what was shown.
+    pub fn read(self, several: &Several, now: u64) -> Result<Choice, String> {
         let mut shown = self.spellings();
         let (first, more) = (shown.next(), shown.next().is_some());
         match (first, more) {
-            (Some(one), false) => several.reading(one).ok_or_else(|| {
-                format!(
-                    "{} (the other ids show {}, which it is not)",
-                    several.refusal(),
-                    one.name()
-                )
-            }),
+            (Some(one), false) => {
+                let within: Vec<Reading> = several
+                    .readings()
+                    .iter()
+                    .copied()
+                    .filter(|r| r.spelling() == Some(one))
+                    .collect();
+                match within[..] {
+                    [] => Err(format!(
+                        "{} (the other ids show {}, which it is not)",
+                        several.refusal(),
+                        one.name()
+                    )),
+                    [reading] => Ok(Choice::one(reading)),
+                    _ => Ok(Choice::likeliest(&within, now)),
+                }
+            }
             (Some(_), true) => {
                 let names: Vec<&str> = self.spellings().map(Spelling::name).collect();
                 Err(format!(
@@ -316,15 +553,7 @@ impl Evidence {
     }
 }
 
-/// Every spelling.
-const SPELLINGS: [Spelling; 4] = [
-    Spelling::String,
-    Spelling::Base62,
-    Spelling::Hex,
-    Spelling::Sno,
-];
-
-/// Reads `input` as an id, trying every reading the flags allow (module
+/// Reads `input` as a v2 id, trying every reading the flags allow (module
 /// docs), and, when `sno` is set and no flag names a form or kind, as a
 /// sno string too. The error says what is wrong, not what the input was.
 pub fn decode(
@@ -334,58 +563,38 @@ pub fn decode(
     sno: bool,
 ) -> Result<Decoded, String> {
     if is_uuid(input, form) {
-        return decode_v3(input, kind, Some(Form::Uuid)).map(Decoded::of);
+        return decode_v3(input, kind, Some(Form::Uuid));
     }
-    let found = readings(input, kind, form);
-    let sno = (sno && kind.is_none() && form.is_none())
-        .then(|| Sno::parse_bytes(input).ok())
-        .flatten();
-    let valid = found.valid | sno.map_or(0, |_| Spelling::Sno.bit());
-    // The spelling shown: the only one the input is valid in.
-    let shows = SPELLINGS.into_iter().find(|s| s.bit() == valid);
-    match (found.iter().as_slice(), sno) {
-        ([(form, _, id)], None) => Ok(Decoded::One {
-            form: *form,
-            id: *id,
-            shows,
-        }),
-        ([], Some(sno)) => Ok(Decoded::One {
-            form: Form::String,
-            id: Id::Sno(sno),
-            shows,
-        }),
-        ([], None) => Err(why_not(input, kind, form)),
-        _ => Ok(Decoded::Several(Several { found, sno })),
-    }
+    Decoded::from(found_v2(input, kind, form, sno)).ok_or_else(|| why_not(input, kind, form))
 }
 
-impl Decoded {
-    /// The one id of a form no other meets (v3's, a UUID, a sno string
-    /// under `--sno`): no evidence.
-    pub fn of((form, id): (Form, Id)) -> Decoded {
-        Decoded::One {
-            form,
-            id,
-            shows: None,
+/// The readings of `input` as a v2 id (or a sno string, when `sno` is set
+/// and no flag names a form or kind).
+fn found_v2(input: &[u8], kind: Option<Kind>, form: Option<Form>, sno: bool) -> Found {
+    let mut found = readings(input, kind, form);
+    if sno && kind.is_none() && form.is_none() {
+        if let Ok(id) = Sno::parse_bytes(input) {
+            found.push(Form::String, Id::Sno(id));
         }
     }
+    found
 }
 
-/// The id `input` reads as, if it reads as exactly one, and the form it
-/// was read in: [`decode`] without sno strings nor the cost of saying why
-/// not, for searching text where most words are no id.
-pub fn find(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Option<(Form, Id)> {
-    if is_uuid(input, form) {
-        return decode_v3(input, kind, Some(Form::Uuid)).ok();
+/// What `input` reads as, if anything: [`decode_in`] without the cost of
+/// saying why not, for searching text where most words are no id.
+pub fn find_in(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+    v3: bool,
+    sno: bool,
+) -> Option<Decoded> {
+    if v3 || is_uuid(input, form) {
+        let form = if v3 { form } else { Some(Form::Uuid) };
+        return found_v3(input, kind, form).ok().and_then(Decoded::from);
     }
-    match readings(input, kind, form).iter().as_slice() {
-        [(form, _, id)] => Some((*form, *id)),
-        _ => None,
-    }
+    Decoded::from(found_v2(input, kind, form, sno))
 }
-
-/// A reading that gave an id.
-type Reading = (Form, Kind, Id);
 
 /// The readings that gave an id, one per different id, in a fixed array
 /// as this runs for every line; and every spelling the input is valid in,
@@ -393,7 +602,7 @@ type Reading = (Form, Kind, Id);
 #[derive(Clone, Copy, Debug)]
 struct Found {
     /// The first `n` are the readings.
-    found: [Reading; READINGS.len()],
+    found: [Reading; READINGS.len() + 1],
     /// How many there are.
     n: usize,
     /// A bit per [`Spelling`] the input is valid in.
@@ -401,36 +610,45 @@ struct Found {
 }
 
 impl Found {
+    /// None yet.
+    fn new() -> Found {
+        // A filler for the unused slots: never read.
+        let none = Reading {
+            form: Form::Json,
+            id: Id::G(Guid::MIN),
+        };
+        Found {
+            found: [none; READINGS.len() + 1],
+            n: 0,
+            valid: 0,
+        }
+    }
+
     /// The readings.
-    fn iter(&self) -> std::slice::Iter<'_, Reading> {
-        self.found[..self.n].iter()
+    fn readings(&self) -> &[Reading] {
+        &self.found[..self.n]
+    }
+
+    /// Adds a reading that gave `id`, unless an earlier one gave it.
+    fn push(&mut self, form: Form, id: Id) {
+        let reading = Reading { form, id };
+        self.valid |= reading.spelling().map_or(0, Spelling::bit);
+        if !self.readings().iter().any(|r| r.id == id) && self.n < self.found.len() {
+            self.found[self.n] = reading;
+            self.n += 1;
+        }
     }
 }
 
-/// The readings the flags allow that give an id. Of a sortable string of
-/// both kinds only the global id is kept (module docs): READINGS lists it
-/// first.
+/// The v2 readings the flags allow that give an id.
 fn readings(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Found {
-    // A filler for the unused slots: never read.
-    let none = (Form::Json, Kind::G, Id::G(Guid::MIN));
-    let mut found = Found {
-        found: [none; READINGS.len()],
-        n: 0,
-        valid: 0,
-    };
+    let mut found = Found::new();
     for (f, k) in READINGS {
         if form.is_some_and(|form| form != f) || kind.is_some_and(|kind| kind != k) {
             continue;
         }
-        if f == Form::String && found.iter().any(|r| r.0 == Form::String) {
-            continue;
-        }
         if let Some(id) = parse(input, f, k) {
-            found.valid |= Spelling::of(f).map_or(0, Spelling::bit);
-            if !found.iter().any(|&(_, _, seen)| seen == id) {
-                found.found[found.n] = (f, k, id);
-                found.n += 1;
-            }
+            found.push(f, id);
         }
     }
     found
@@ -454,38 +672,36 @@ pub fn decode_in(
     sno: bool,
 ) -> Result<Decoded, String> {
     if v3 {
-        decode_v3(input, kind, form).map(Decoded::of)
+        decode_v3(input, kind, form)
     } else {
         decode(input, kind, form, sno)
     }
 }
 
-/// [`find`] in the generation `v3` says.
-pub fn find_in(
-    input: &[u8],
-    kind: Option<Kind>,
-    form: Option<Form>,
-    v3: bool,
-) -> Option<(Form, Id)> {
-    if v3 {
-        decode_v3(input, kind, form).ok()
-    } else {
-        find(input, kind, form)
+/// Reads `input` as a v3 id. v3's fixed widths tell the form by the
+/// length: 16 characters are a sortable string, 36 a UUID (a 128-bit id),
+/// 11, 17 and 22 base62 (local, global, 128-bit), 24 and 32 hex (global,
+/// 128-bit), other runs of up to 20 digits an int (local), and a JSON
+/// string is read as the id its contents are. Every v3 local string is
+/// also a global one, so 16 characters, bare or in JSON, are read as both
+/// kinds (and as a local id's 16 hex digits), unless `--as` or `--from`
+/// says otherwise: several readings, read as v2's are.
+pub fn decode_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Decoded, String> {
+    let found = found_v3(input, kind, form)?;
+    if let Some(decoded) = Decoded::from(found) {
+        return Ok(decoded);
+    }
+    // The error of the reading the length suggests.
+    let (form, kind) = v3_reading(input, kind, form)?;
+    match reading(input, form, kind, true) {
+        Err(why) => Err(why.to_string()),
+        Ok(_) => Err("not an id".to_owned()),
     }
 }
 
-/// Reads `input` as a v3 id. v3's fixed widths leave one reading per
-/// length, so nothing is tried in turn: 16 characters are a sortable
-/// string (global unless `--as l`), 36 a UUID (a 128-bit id), 11, 17 and
-/// 22 base62 (local, global, 128-bit), 24 and 32 hex (global, 128-bit;
-/// 16 hex digits need `--from hex`), other runs of up to 20 digits an int
-/// (local), and
-/// a JSON string is read as the id its contents are.
-pub fn decode_v3(
-    input: &[u8],
-    kind: Option<Kind>,
-    form: Option<Form>,
-) -> Result<(Form, Id), String> {
+/// The form a v3 input is read in and the kinds it may be, global first;
+/// an error for an input of no v3 form's length.
+fn v3_forms(input: &[u8], form: Option<Form>) -> Result<(Form, &'static [Kind]), String> {
     let form = match form {
         Some(form) => form,
         None => match input.len() {
@@ -510,15 +726,45 @@ pub fn decode_v3(
         Form::Json => input.len().saturating_sub(2),
         _ => input.len(),
     };
-    let kind = kind.unwrap_or(match (form, len) {
-        (Form::Uuid, _) | (_, 36) => Kind::X,
-        (Form::Base62, 11) | (Form::Hex, 16) | (Form::Int, _) => Kind::L,
-        (Form::Base62, 22) | (Form::Hex, 32) => Kind::X,
-        _ => Kind::G,
-    });
-    reading(input, form, kind, true)
-        .map(|id| (form, id))
-        .map_err(|why| why.to_string())
+    let kinds: &[Kind] = match (form, len) {
+        (Form::Uuid, _) | (_, 36) => &[Kind::X],
+        (Form::String | Form::Json, 16) => &[Kind::G, Kind::L],
+        (Form::Base62, 11) | (Form::Hex, 16) | (Form::Int, _) => &[Kind::L],
+        (Form::Base62, 22) | (Form::Hex, 32) => &[Kind::X],
+        _ => &[Kind::G],
+    };
+    Ok((form, kinds))
+}
+
+/// The one reading whose error a v3 input that reads as nothing reports.
+fn v3_reading(
+    input: &[u8],
+    kind: Option<Kind>,
+    form: Option<Form>,
+) -> Result<(Form, Kind), String> {
+    let (form, kinds) = v3_forms(input, form)?;
+    Ok((form, kind.unwrap_or(kinds[0])))
+}
+
+/// The v3 readings of `input` the flags allow (see [`decode_v3`]).
+fn found_v3(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> Result<Found, String> {
+    let (f, kinds) = v3_forms(input, form)?;
+    let mut found = Found::new();
+    let mut try_read = |f: Form, k: Kind| {
+        if let Ok(id) = reading(input, f, k, true) {
+            found.push(f, id);
+        }
+    };
+    match kind {
+        Some(k) => try_read(f, k),
+        None => kinds.iter().for_each(|&k| try_read(f, k)),
+    }
+    // 16 hex digits are a local id's too.
+    let hex = input.len() == 2 * v3::Luid::BYTES && input.iter().all(u8::is_ascii_hexdigit);
+    if form.is_none() && f == Form::String && hex && kind.is_none_or(|k| k == Kind::L) {
+        try_read(Form::Hex, Kind::L);
+    }
+    Ok(found)
 }
 
 /// One v2 reading, without the error's text: the search through every
@@ -625,27 +871,13 @@ impl std::fmt::Display for Why {
     }
 }
 
-/// The refusal of an input that reads as several different ids: of the
-/// readings `found`, and as a sno string if `sno`.
-fn ambiguous<'a>(found: impl Iterator<Item = &'a Reading>, sno: bool) -> String {
-    let mut readings: Vec<String> = found
-        .map(|&(form, kind, _)| {
-            let (kind, flag) = match kind {
-                Kind::G => ("global", "g"),
-                Kind::L => ("local", "l"),
-                Kind::X => ("128-bit", "x"),
-            };
-            // Only a string's kind is not told by its length or marker.
-            let flags = match form {
-                Form::String => format!("--from string --as {flag}"),
-                _ => format!("--from {}", form.flag()),
-            };
-            format!("{} of a {kind} id ({flags})", form.what())
-        })
+/// The refusal of an input that reads as several different ids, naming
+/// each reading with the flags that pick it.
+fn ambiguous(readings: &[Reading]) -> String {
+    let readings: Vec<String> = readings
+        .iter()
+        .map(|r| format!("{} ({})", r.what(), r.flags(readings)))
         .collect();
-    if sno {
-        readings.push("a sno string (--sno)".to_owned());
-    }
     let (last, rest) = readings.split_last().map_or(("", &[][..]), |(l, r)| (l, r));
     format!(
         "ambiguous: reads as {} different ids, as {} and as {last}; say which with its flags",
@@ -820,22 +1052,23 @@ mod tests {
         let Ok(Decoded::Several(several)) = decode(b"NlpJwpyS1Q9vEZ12", None, None, true) else {
             panic!("ambiguous");
         };
+        let now = guid::unix_nanos(std::time::SystemTime::now());
         let mut evidence = Evidence::default();
-        assert!(evidence.read(&several).is_err());
+        assert!(evidence.read(&several, now).is_err());
         evidence.add(Spelling::Hex);
         assert!(
             evidence
-                .read(&several)
+                .read(&several, now)
                 .is_err_and(|e| e.contains("show hex"))
         );
         let mut evidence = Evidence::default();
         evidence.add(Spelling::Base62);
-        let read = evidence.read(&several).map(|(form, _)| form);
+        let read = evidence.read(&several, now).map(|c| c.reading.form);
         assert_eq!(read, Ok(Form::Base62));
         evidence.add(Spelling::String);
         assert!(
             evidence
-                .read(&several)
+                .read(&several, now)
                 .is_err_and(|e| e.contains("string, base62"))
         );
     }
@@ -883,6 +1116,103 @@ mod tests {
                     read(input, form, kind).ok(),
                     "{form:?} {kind:?} {:?}",
                     String::from_utf8_lossy(input)
+                );
+            }
+        }
+    }
+
+    /// Every form of `id`, as `gen` writes it.
+    fn forms<I: guid::Id + serde::Serialize>(id: I) -> Vec<(Form, Vec<u8>)> {
+        let mut forms = vec![
+            (Form::String, id.to_string().into_bytes()),
+            (Form::Base62, id.to_base62().into_bytes()),
+            (
+                Form::Hex,
+                data_encoding::HEXLOWER
+                    .encode(id.to_bytes().as_ref())
+                    .into_bytes(),
+            ),
+            (Form::Json, serde_json::to_vec(&id).expect("JSON")),
+        ];
+        if I::BITS == 64 {
+            forms.push((Form::Int, id.to_u128().to_string().into_bytes()));
+        }
+        forms
+    }
+
+    /// Asserts `text` alone, without flags but `--v3`, reads as `id`, in
+    /// `form`, an hour after `id` was made.
+    fn reads_alone(id: Id, form: Form, text: &[u8], v3: bool) {
+        let rule = Rule {
+            strict: false,
+            now: id.time() + 3_600_000_000_000,
+        };
+        let reading = match decode_in(text, None, None, v3, !v3) {
+            Ok(Decoded::One { reading, .. }) => reading,
+            Ok(Decoded::Several(several)) => {
+                let choice = several.choose(Evidence::default(), rule);
+                choice.expect("a guess").reading
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let text = String::from_utf8_lossy(text);
+        assert_eq!(reading, Reading { form, id }, "{text}");
+    }
+
+    /// An id alone reads as made, in every form, at times from 2000 to
+    /// 2100, an hour later: of the default drift code in v2, of every code
+    /// in v3, and sno ids. Where a v2 id of another code meets another
+    /// reading, the default code is the likelier (the same text is both).
+    #[test]
+    fn a_lone_id_reads_as_made() {
+        const YEAR: u64 = 365 * 86400 * 1_000_000_000;
+        let mut state = 0x1234_5678_9abc_def0_u64;
+        let mut random = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for year in 30..130 {
+            let time = year * YEAR + random() % YEAR;
+            let seq = (random() % 16384) as u16;
+            let drift = guid::Drift::DEFAULT;
+            let g = Guid::compose(random() as u32, time, seq, drift).expect("id");
+            let l = Luid::compose(time, seq, drift).expect("id");
+            for (form, text) in forms(g) {
+                reads_alone(Id::G(g), form, &text, false);
+            }
+            for (form, text) in forms(l) {
+                reads_alone(Id::L(l), form, &text, false);
+            }
+            for code in 0..=7 {
+                let drift = v3::Drift::new(code).expect("a v3 code");
+                let g = v3::Guid::compose(random() as u32, time, seq, drift).expect("id");
+                let l = v3::Luid::compose(time, seq, drift).expect("id");
+                let x = v3::Xuid::compose(random() >> 6, time, seq, drift).expect("id");
+                for (form, text) in forms(g) {
+                    reads_alone(Id::G3(g), form, &text, true);
+                }
+                for (form, text) in forms(l) {
+                    reads_alone(Id::L3(l), form, &text, true);
+                }
+                for (form, text) in forms(x) {
+                    let form = if form == Form::String {
+                        Form::Uuid
+                    } else {
+                        form
+                    };
+                    reads_alone(Id::X(x), form, &text, true);
+                }
+            }
+            if (40..109).contains(&year) {
+                let (meta, partition) = (random() as u8, random() as u16);
+                let sno = Sno::compose(time, year % 2 == 0, meta, partition, seq).expect("id");
+                reads_alone(
+                    Id::Sno(sno),
+                    Form::String,
+                    sno.to_string().as_bytes(),
+                    false,
                 );
             }
         }

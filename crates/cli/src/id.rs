@@ -2,8 +2,9 @@
 //! read as. Everything done with it is generic over [`guid::Id`].
 
 use clap::ValueEnum;
+use guid::Id as _;
 use guid::sno::Sno;
-use guid::{Guid, Luid, v3};
+use guid::{Drift, Guid, Luid, v3};
 
 use crate::report::Report;
 
@@ -16,6 +17,26 @@ pub enum Kind {
     L,
     /// A v3 128-bit id, an RFC 9562 UUIDv8 with a 58-bit node (--v3 only)
     X,
+}
+
+impl Kind {
+    /// Its name in messages: "global", "local" or "128-bit".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::G => "global",
+            Kind::L => "local",
+            Kind::X => "128-bit",
+        }
+    }
+
+    /// The `--as` value.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Kind::G => "g",
+            Kind::L => "l",
+            Kind::X => "x",
+        }
+    }
 }
 
 /// A decoded or composed id.
@@ -45,6 +66,43 @@ impl Id {
             Id::L3(v) => Report::of(v),
             Id::X(v) => Report::of(v),
             Id::Sno(v) => Ok(Report::of_sno(v)),
+        }
+    }
+
+    /// Its kind; none for a sno id.
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            Id::G(_) | Id::G3(_) => Some(Kind::G),
+            Id::L(_) | Id::L3(_) => Some(Kind::L),
+            Id::X(_) => Some(Kind::X),
+            Id::Sno(_) => None,
+        }
+    }
+
+    /// Its time in Unix nanoseconds.
+    pub fn time(self) -> u64 {
+        match self {
+            Id::G(v) => v.time(),
+            Id::L(v) => v.time(),
+            Id::G3(v) => v.time(),
+            Id::L3(v) => v.time(),
+            Id::X(v) => v.time(),
+            Id::Sno(v) => v.unix_ns(),
+        }
+    }
+
+    /// Whether its drift code is its generation's default (3 in v2, 4 in
+    /// v3), the one `gen` and `compose` give without `--drift` or
+    /// `--drift-code`; a sno id has none.
+    pub fn of_default_drift(self) -> bool {
+        let (v2, v3) = (Drift::DEFAULT.code(), v3::Drift::DEFAULT.code());
+        match self {
+            Id::G(v) => v.drift().code() == v2,
+            Id::L(v) => v.drift().code() == v2,
+            Id::G3(v) => v.drift().code() == v3,
+            Id::L3(v) => v.drift().code() == v3,
+            Id::X(v) => v.drift().code() == v3,
+            Id::Sno(_) => false,
         }
     }
 

@@ -6,8 +6,8 @@ use crate::cli::InspectArgs;
 use crate::extract::{Scanner, Token};
 use guid::sno::Sno;
 
-use crate::form::{self, Decoded, Evidence, Form};
-use crate::id::Id;
+use crate::form::{self, Choice, Decoded, Evidence, Form, Guess, Reading, Rule};
+use crate::id::{Id, Kind};
 use crate::output::{self, Cut, Fail, Quoted, Status};
 
 /// The longest line of standard input read as an id. No form is longer
@@ -26,6 +26,11 @@ pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
         line: 0,
         evidence: Evidence::default(),
         held: Vec::new(),
+        rule: Rule {
+            strict: args.strict,
+            now: guid::unix_nanos(std::time::SystemTime::now()),
+        },
+        noted: Vec::new(),
     };
     if args.ids.is_empty() {
         inspect.stdin()?;
@@ -63,6 +68,10 @@ struct Inspect<'a, W> {
     /// The ids read before any evidence, from the first ambiguous one on,
     /// each with what it reads as: written, in order, once evidence comes.
     held: Vec<(Vec<u8>, Result<Decoded, String>)>,
+    /// How an ambiguous id that the evidence does not decide is read.
+    rule: Rule,
+    /// The kinds of guess noted so far: each is noted once.
+    noted: Vec<Vec<(Form, Option<Kind>)>>,
 }
 
 impl<W: Write> Inspect<'_, W> {
@@ -135,7 +144,12 @@ impl<W: Write> Inspect<'_, W> {
         let args = self.args;
         let read = if args.sno {
             Sno::parse_bytes(input)
-                .map(|id| Decoded::of((Form::String, Id::Sno(id))))
+                .map(|id| {
+                    Decoded::of(Reading {
+                        form: Form::String,
+                        id: Id::Sno(id),
+                    })
+                })
                 .map_err(|e| format!("not a sno string: {e}"))
         } else {
             form::decode_in(input, args.kind, args.from, args.v3, !args.from_v2)
@@ -165,18 +179,24 @@ impl<W: Write> Inspect<'_, W> {
     }
 
     /// Writes the object of what `input` reads as, an ambiguous id by the
-    /// evidence so far, or reports why it is no id.
+    /// evidence so far or by likelihood (noted), or reports why it is no
+    /// id.
     fn write(&mut self, input: &[u8], read: Result<Decoded, String>) -> Result<(), Fail> {
         let read = read.and_then(|read| match read {
-            Decoded::One { form, id, .. } => Ok((form, id)),
-            Decoded::Several(several) => self.evidence.read(&several),
+            Decoded::One { reading, .. } => Ok(Choice::one(reading)),
+            Decoded::Several(several) => several.choose(self.evidence, self.rule),
         });
         match read {
-            Ok((form, id)) => self
-                .converted(id)
-                .report()?
-                .read_as(form)
-                .write_line(self.out)?,
+            Ok(choice) => {
+                if let Some(guess) = &choice.guess {
+                    self.note(None, input, guess);
+                }
+                let Reading { form, id } = choice.reading;
+                self.converted(id)
+                    .report()?
+                    .read_as(form)
+                    .write_line(self.out)?;
+            }
             Err(what) => {
                 output::error(format_args!("invalid id {}: {what}", Quoted(input)));
                 self.good = false;
@@ -185,21 +205,78 @@ impl<W: Write> Inspect<'_, W> {
         Ok(())
     }
 
-    /// Writes the object of a token of the current line that is an id,
-    /// with the line's number; any other token is skipped.
-    fn found(&mut self, token: Option<Token<'_>>) -> Result<(), Fail> {
-        let args = self.args;
-        let read = |t: Token<'_>| match args.sno {
-            true => t.sno(),
-            false => t.id(args.kind, args.from, args.v3),
-        };
-        if let Some((form, id)) = token.and_then(read) {
-            // Lines are numbered from 1.
-            self.converted(id)
-                .report()?
-                .read_as(form)
-                .write_found(self.line + 1, self.out)?;
+    /// Notes on standard error that `input` (a token of line `line`, with
+    /// --extract) was read by likelihood, and what else it reads as; once
+    /// per kind of guess.
+    fn note(&mut self, line: Option<u64>, input: &[u8], guess: &Guess) {
+        let class = guess.class();
+        if self.noted.contains(&class) {
+            return;
         }
+        self.noted.push(class);
+        let at = line.map_or_else(String::new, |n| format!("line {n}: "));
+        let (what, later) = match (self.args.extract, guess.sno()) {
+            (true, true) => (
+                match guess.others() {
+                    others if others.is_empty() => {
+                        "is a sno string, found with --sno: skipped".to_owned()
+                    }
+                    others => {
+                        format!("is a sno string, found with --sno: skipped (it is also {others})")
+                    }
+                },
+                "later tokens like it are skipped without a note",
+            ),
+            (true, false) => (
+                guess.note(),
+                "later tokens like it are read so without a note, and --strict skips them",
+            ),
+            (false, _) => (
+                guess.note(),
+                "later ids like it are read so without a note, and --strict refuses them",
+            ),
+        };
+        output::note(format_args!("{at}{} {what}; {later}", Quoted(input)));
+    }
+
+    /// Writes the object of a token of the current line that is an id,
+    /// with the line's number; any other token is skipped, and a sno string
+    /// without --sno is noted.
+    fn found(&mut self, token: Option<Token<'_>>) -> Result<(), Fail> {
+        let Some(token) = token else {
+            return Ok(());
+        };
+        let args = self.args;
+        let read = match args.sno {
+            true => token.sno().map(Decoded::of),
+            false => token.read(args.kind, args.from, args.v3, !args.from_v2),
+        };
+        let choice = match read {
+            None => return Ok(()),
+            Some(Decoded::One { reading, .. }) => Choice::one(reading),
+            Some(Decoded::Several(several)) => match several.choose(Evidence::default(), self.rule)
+            {
+                Ok(choice) => choice,
+                // Read as several: skipped.
+                Err(_) => return Ok(()),
+            },
+        };
+        // Lines are numbered from 1.
+        let line = self.line + 1;
+        let Reading { form, id } = choice.reading;
+        if let (Id::Sno(_), false) = (id, args.sno) {
+            // Found with --sno only: told, once.
+            let guess = choice.guess.unwrap_or_else(|| Guess::alone(choice.reading));
+            self.note(Some(line), token.text(), &guess);
+            return Ok(());
+        }
+        if let Some(guess) = &choice.guess {
+            self.note(Some(line), token.text(), guess);
+        }
+        self.converted(id)
+            .report()?
+            .read_as(form)
+            .write_found(line, self.out)?;
         Ok(())
     }
 }

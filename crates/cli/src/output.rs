@@ -82,6 +82,13 @@ pub fn error(message: impl fmt::Display) {
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// Prints `note: <message>` as one line on standard error: what was done
+/// that the user may want otherwise (an ambiguous id read by likelihood).
+pub fn note(message: impl fmt::Display) {
+    let line = format!("note: {message}\n");
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// An input as it appears in a message: quoted, non-printable bytes in
 /// `\xNN` form, and cut short if long.
 pub struct Quoted<'a>(pub &'a [u8]);

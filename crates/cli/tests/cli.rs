@@ -432,10 +432,15 @@ fn inspect_as_and_from_override_recognition() {
     ok(&run);
     assert_eq!(formless(&run.stdout).trim_end(), G_OBJECT);
     // The base62 of this id is 16 characters, also another id's string:
-    // without --from it is refused as ambiguous, never guessed at, so
-    // 16-digit base62 needs --from base62, as above, and --from string
-    // reads the other id.
+    // without --from it is read as the likelier (of the default drift
+    // code), noting the other with its flag; --strict refuses it, --from
+    // base62 reads it as above, and --from string reads the other id.
     let run = guid(["inspect", G_BASE62]);
+    assert_eq!(formless(&run.stdout).trim_end(), G_OBJECT);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.starts_with("note: ") && run.stderr.contains("(--from string)"));
+    let run = guid(["inspect", "--strict", G_BASE62]);
     bad(&run, &["ambiguous", "--from string", "--from base62"]);
     assert_eq!(run.stdout, "");
     let run = guid(["inspect", "--from", "string", G_BASE62]);

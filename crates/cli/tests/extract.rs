@@ -75,9 +75,9 @@ fn log(ids: &Ids) -> (String, Vec<Value>) {
             ids.version.to_u64()
         ),
         // A UUID (a token under --v3 only), a token that reads as three
-        // ids (a global and a local string, local hex: the global string
-        // wins), an id the sentence's '.' touches, and a quoted id in a
-        // message.
+        // ids (a global and a local string, local hex: the global string,
+        // the only one of no time ahead, is the likeliest, and noted), an
+        // id the sentence's '.' touches, and a quoted id in a message.
         format!(
             "2025-06-01T10:00:05Z ERROR request 550e8400-e29b-41d4-a716-446655440000 failed: \
              code 7ABCDE0123456789, see order {o}. msg={}",
@@ -133,8 +133,23 @@ fn line_numbers(stdout: &str) -> Vec<u64> {
     objects(stdout).iter().map(line).collect()
 }
 
+/// The note of line 8's code, which reads as three ids.
+fn noted_code(stderr: &str) {
+    let notes: Vec<&str> = stderr.lines().collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    for needle in [
+        "note: line 8: '7ABCDE0123456789' reads as 3 ids",
+        "the sortable string of a global id, the likeliest",
+        "(--from string --as l)",
+        "(--from hex)",
+    ] {
+        assert!(notes[0].contains(needle), "{needle} in {stderr}");
+    }
+}
+
 /// Every id of the log is found, in order, with its line; nothing else is,
-/// and nothing is reported.
+/// and nothing is reported but the note of the token that reads as three
+/// ids; --strict skips that one.
 #[test]
 fn extract_finds_every_id_in_a_log() {
     let ids = ids();
@@ -142,8 +157,17 @@ fn extract_finds_every_id_in_a_log() {
     // Each form is one the id was printed in.
     assert!(ids.payment.to_base62().len() == 17);
     let run = guid_stdin(["inspect", "--extract"], text.as_bytes());
-    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert_eq!(run.code, 0, "{run:?}");
+    noted_code(&run.stderr);
     assert_eq!(objects(&run.stdout), found, "{}", run.stdout);
+    let run = guid_stdin(["inspect", "--extract", "--strict"], text.as_bytes());
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let unambiguous: Vec<Value> = found
+        .iter()
+        .filter(|o| o["string"] != "7ABCDE0123456789")
+        .cloned()
+        .collect();
+    assert_eq!(objects(&run.stdout), unambiguous, "{}", run.stdout);
 
     // The same as arguments, one line each; `-` reads the log there.
     let lines: Vec<&str> = text.lines().collect();
@@ -167,15 +191,10 @@ fn extract_with_as_and_from() {
     let run = guid_stdin(["inspect", "--extract", "--as", "l"], text.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
     let mut locals: Vec<Value> = found.iter().filter(|o| o["kind"] == "l").cloned().collect();
-    // Line 8's code reads as a local string and local hex: the string wins.
-    let code = guid([
-        "inspect",
-        "--from",
-        "string",
-        "--as",
-        "l",
-        "7ABCDE0123456789",
-    ]);
+    // Line 8's code reads as a local string and local hex: the likelier,
+    // as inspect reads it alone.
+    let code = guid(["inspect", "--as", "l", "7ABCDE0123456789"]);
+    assert_eq!(code.objects()[0]["form"], "hex", "{code:?}");
     locals.push(objects(&code.stdout.replacen('{', r#"{"line":8,"#, 1)).remove(0));
     assert_eq!(objects(&run.stdout), locals);
 
@@ -184,17 +203,21 @@ fn extract_with_as_and_from() {
     assert_eq!(line_numbers(&run.stdout), [4, 4, 8]);
 }
 
-/// A 16-character string without '.' or '_' also reads as base62: taken
-/// by `--extract` as the string, what logs print, unless the flags say
-/// base62; `inspect` refuses it as ambiguous.
+/// A 16-character string without '.' or '_' also reads as base62: read by
+/// `--extract`, as by `inspect` alone, as the likelier, the string of the
+/// default drift code (the base62 of drift code 2), noting the other;
+/// `--from base62` reads the other; --strict skips it (inspect refuses it).
 #[test]
-fn extract_takes_the_string_of_what_also_reads_as_base62() {
+fn extract_takes_the_likelier_of_what_also_reads_as_base62() {
     let line = "2025-06-01T10:00:06Z INFO order=NkHHyvq1H59MZmlU user=bob\n";
-    // Alone, inspect refuses it as ambiguous; --extract takes the string.
     let plain = guid(["inspect", "NkHHyvq1H59MZmlU"]);
-    assert_eq!(plain.code, 3, "the string alone: {plain:?}");
-    assert!(plain.stderr.contains("ambiguous"), "{plain:?}");
+    assert_eq!(plain.code, 0, "the string alone: {plain:?}");
+    assert!(plain.stderr.contains("(--from base62)"), "{plain:?}");
+    let strict = guid(["inspect", "--strict", "NkHHyvq1H59MZmlU"]);
+    assert_eq!(strict.code, 3, "{strict:?}");
+    assert!(strict.stderr.contains("ambiguous"), "{strict:?}");
     let one = guid(["inspect", "--from", "string", "NkHHyvq1H59MZmlU"]);
+    assert_eq!(plain.stdout, one.stdout);
     let expected = one.stdout.replacen('{', r#"{"line":1,"#, 1);
     for flags in [
         &["inspect", "--extract"][..],
@@ -206,7 +229,14 @@ fn extract_takes_the_string_of_what_also_reads_as_base62() {
             (0, expected.as_str()),
             "{run:?}"
         );
+        let noted = run.stderr.starts_with("note: line 1: 'NkHHyvq1H59MZmlU'");
+        assert_eq!(noted, flags.len() == 2, "{run:?}");
     }
+    let run = guid_stdin(["inspect", "--extract", "--strict"], line.as_bytes());
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
     let run = guid_stdin(
         ["inspect", "--extract", "--from", "base62"],
         line.as_bytes(),

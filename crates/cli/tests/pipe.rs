@@ -76,13 +76,14 @@ fn round_trip(gen_flags: &[&str], form: &str, inspect_flags: &[&str]) -> (Vec<St
 
 /// Without flags, every form of both kinds reads back as the id gen made:
 /// a line valid in several forms is read in the one form the stream's
-/// other lines show (`check_each`). 16-digit global base62, which shows
-/// none, is refused: never read as another id.
+/// other lines show (`check_each`), else as the likeliest reading, which
+/// for what gen writes at its default drift code is the id made; with
+/// --strict, a line of several readings that no line decides is refused.
 #[test]
 fn gen_pipes_to_inspect_without_flags() {
     // Unique by length or marker: 24 hex digits, JSON, 11 base62 digits,
-    // 19 or 20 decimal digits; and, by the lines that show their form,
-    // strings (with '.' or '_') and local hex.
+    // 19 or 20 decimal digits; and, by the lines that show their form or
+    // by likelihood, strings, local hex and 16-digit global base62.
     for (gen_flags, form) in [
         (&[][..], "hex"),
         (&[], "json"),
@@ -92,10 +93,11 @@ fn gen_pipes_to_inspect_without_flags() {
         (&[], "string"),
         (&["--local"], "string"),
         (&["--local"], "hex"),
+        (&[], "base62"),
     ] {
         let flags = [gen_flags, &["-n", N]].concat();
-        let (lines, refused) = round_trip(&flags, form, &[]);
-        assert_eq!((lines.len(), refused), (300, 0), "{gen_flags:?} {form}");
+        let (lines, misread) = round_trip(&flags, form, &[]);
+        assert_eq!((lines.len(), misread), (300, 0), "{gen_flags:?} {form}");
     }
 
     // How many of those strings are also base62 depends on the time they
@@ -103,12 +105,12 @@ fn gen_pipes_to_inspect_without_flags() {
     // the others' evidence are tested with fixed ids in evidence.rs.
 
     // 16-digit global base62 always also spells a string, and so shows no
-    // form: every line is refused, none read as the string's id.
-    let (lines, refused) = round_trip(&["-n", N], "base62", &[]);
+    // form: under --strict every line is refused, none read as another id.
+    let (lines, refused) = round_trip(&["-n", N], "base62", &["--strict"]);
     assert_eq!((lines.len(), refused), (300, 300));
 
     // Drift code 7 gives 17 digits, which no other form has.
-    let (lines, refused) = round_trip(&["-n", N, "--drift", "86400"], "base62", &[]);
+    let (lines, refused) = round_trip(&["-n", N, "--drift", "86400"], "base62", &["--strict"]);
     assert!(lines.iter().all(|line| line.len() == 17), "{lines:?}");
     assert_eq!(refused, 0);
 }
@@ -214,6 +216,25 @@ fn read_as(flags: &[&str], input: &str, want: Value) {
     assert_eq!(got, want, "{flags:?} {input}");
 }
 
+/// Asserts `inspect flags input` read the input, which reads as several
+/// ids, as the id `want`, the likeliest, noting the others on standard
+/// error with each of `needles` (their flags); and that `--strict`
+/// refuses it, naming them.
+fn likeliest(flags: &[&str], input: &str, want: Value, needles: &[&str]) {
+    let run = guid(["inspect"].iter().chain(flags).chain([&input]));
+    assert_eq!(run.code, 0, "{flags:?} {input}: {run:?}");
+    let mut got = run.objects().remove(0);
+    got.as_object_mut().and_then(|o| o.remove("time"));
+    got.as_object_mut().and_then(|o| o.remove("form"));
+    assert_eq!(got, want, "{flags:?} {input}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.starts_with("note: "), "{run:?}");
+    for needle in needles {
+        assert!(run.stderr.contains(needle), "{needle} in {run:?}");
+    }
+    refused(&[flags, &["--strict"]].concat(), input, needles);
+}
+
 /// Asserts `inspect flags input` refused the input as ambiguous, naming
 /// each of `needles` (the flags of the readings).
 fn refused(flags: &[&str], input: &str, needles: &[&str]) {
@@ -229,61 +250,71 @@ fn refused(flags: &[&str], input: &str, needles: &[&str]) {
 }
 
 /// Each way 16 characters can read as two or three ids: alone, with
-/// nothing to show its form, refused as ambiguous without flags, naming
-/// the flags; the flags pick any reading.
-/// Of a string of both kinds, the global id is read unless --as l.
+/// nothing to show its form, read as the likeliest (of the default drift
+/// code, in a narrow alphabet, not ahead of now), noting the others with
+/// their flags; refused with --strict; the flags pick any reading.
 #[test]
 fn sixteen_characters_of_several_forms() {
     let d4 = Drift::new(4).expect("drift code 4");
     let g = Guid::compose(0xe762_74c6, 0, 8192, Drift::DEFAULT).expect("id");
     let l4 = Luid::compose(0, 8192, d4).expect("id");
 
-    // 16-digit global base62 is also a global string.
+    // 16-digit global base62 is also a global string (of drift code 5).
     let base62 = g.to_base62();
     assert_eq!(base62, "cdfbqcXW5qATldeS");
     let string_of_other = Guid::parse_bytes(base62.as_bytes()).expect("a string too");
-    for flags in [&[][..], &["--as", "g"]] {
-        refused(flags, &base62, &["--from string", "--from base62"]);
-    }
+    assert_eq!(string_of_other.drift().code(), 5);
+    likeliest(&[], &base62, object_g(g), &["(--from string)"]);
+    likeliest(&["--as", "g"], &base62, object_g(g), &["(--from string)"]);
     read_as(&["--from", "string"], &base62, object_g(string_of_other));
     read_as(&["--from", "base62"], &base62, object_g(g));
 
-    // A global string without '.' or '_' is also base62.
+    // A global string without '.' or '_' is also base62 (of drift code 2).
     let string = "NlpJwpyS1Q9vEZ12";
     let as_string = Guid::parse_bytes(string.as_bytes()).expect("a string");
     let as_base62 = Guid::from_base62(string).expect("base62 too");
-    refused(&[], string, &["--from string", "--from base62"]);
+    likeliest(&[], string, object_g(as_string), &["(--from base62)"]);
     read_as(&["--from", "string"], string, object_g(as_string));
     read_as(&["--from", "base62"], string, object_g(as_base62));
 
-    // Local hex of digits only is also a local string.
+    // Local hex of digits only is also a local string, of a time 312 years
+    // later.
     let hex = "6000000000002000";
     let as_hex = Luid::from_u64(0x6000_0000_0000_2000).expect("id");
     let as_string = Luid::parse_bytes(hex.as_bytes()).expect("a string too");
+    assert!(as_string.time() > 300 * 365 * 86400 * 1_000_000_000);
     for flags in [&[][..], &["--as", "l"]] {
-        refused(flags, hex, &["--from string", "--from hex"]);
+        likeliest(flags, hex, object_l(as_hex), &["(--from string)"]);
     }
     read_as(&["--from", "string"], hex, object_l(as_string));
     read_as(&["--from", "hex"], hex, object_l(as_hex));
 
-    // A local string of drift code 4 or more is also a global string: one
-    // form, so the global id, unless --as l.
+    // A local string of drift code 4 or more is also a global string (of
+    // drift code 1), which is almost never spelled in a local string's 16
+    // symbols: the local id, unless --as g.
     let string = l4.to_string();
     assert_eq!(string, "7...........1...");
     let as_global = Guid::parse_bytes(string.as_bytes()).expect("global too");
-    for flags in [&[][..], &["--from", "string"], &["--as", "g"]] {
-        read_as(flags, &string, object_g(as_global));
+    for flags in [&[][..], &["--from", "string"]] {
+        likeliest(flags, &string, object_l(l4), &["(--as g)"]);
     }
     read_as(&["--as", "l"], &string, object_l(l4));
+    read_as(&["--as", "g"], &string, object_g(as_global));
 
-    // Its hex is also a local and a global string: refused, and each
-    // reading picked by its flags.
+    // Its hex is also a local and a global string: read as hex, the one
+    // of no time ahead in a narrow alphabet; each reading picked by its
+    // flags.
     let hex = data_encoding::HEXLOWER.encode(&l4.to_bytes());
     assert_eq!(hex, "8000000000002000");
     let global = Guid::parse_bytes(hex.as_bytes()).expect("global string");
     let local = Luid::parse_bytes(hex.as_bytes()).expect("local string");
-    refused(&[], &hex, &["--from string", "--from hex"]);
-    read_as(&["--from", "string"], &hex, object_g(global));
+    likeliest(
+        &[],
+        &hex,
+        object_l(l4),
+        &["(--as g)", "(--from string --as l)"],
+    );
+    read_as(&["--from", "string", "--as", "g"], &hex, object_g(global));
     read_as(&["--from", "string", "--as", "l"], &hex, object_l(local));
     read_as(&["--from", "hex"], &hex, object_l(l4));
 }

@@ -319,20 +319,31 @@ fn inspect_names_the_form() {
     assert!(run.objects()[0].get("form").is_none(), "{run:?}");
 }
 
-/// `gen --sno | inspect` without flags: each line is read as the sno id,
-/// or refused as ambiguous naming --sno; never printed as another id. No
-/// line of today's shows sno (each is also a global string): all refused.
+/// `gen --sno | inspect` without flags: each line is read as the sno id
+/// (a global string is almost never spelled in sno's alphabet), the other
+/// reading noted once; never printed as another id. With --strict each is
+/// refused as ambiguous naming --sno: no line of today's shows sno (each
+/// is also a global string).
 #[test]
 fn sno_strings_are_never_misread() {
     let made = guid(["gen", "--sno", "-n", "500"]);
     let run = guid_stdin(["inspect"], made.stdout.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let objects = run.objects();
+    let strings: Vec<&str> = objects
+        .iter()
+        .map(|o| o["string"].as_str().expect("string"))
+        .collect();
+    assert_eq!(strings, made.lines());
+    assert!(objects.iter().all(|o| o["kind"] == "sno"), "{run:?}");
+    let notes: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(notes.len(), 1, "{run:?}");
+    assert!(notes[0].starts_with("note: ") && notes[0].contains("(--from string)"));
+
+    let run = guid_stdin(["inspect", "--strict"], made.stdout.as_bytes());
     let objects = run.objects();
     for o in &objects {
         assert_eq!(o["kind"], "sno", "read as another id: {o}");
-        assert!(
-            made.lines()
-                .contains(&o["string"].as_str().expect("string"))
-        );
     }
     let errors: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(objects.len() + errors.len(), 500, "{run:?}");
@@ -348,14 +359,24 @@ fn sno_strings_are_never_misread() {
 }
 
 /// `gen --format base62 | inspect` without flags: every line (16 digits,
-/// also a sortable string, so none shows base62) is refused, naming
-/// --from base62; none is printed as the string's id. With --from base62
-/// each reads back.
+/// also a sortable string, so none shows base62) is read as base62, of
+/// the default drift code where the string is not, the other reading
+/// noted once; none is printed as the string's id. With --strict every
+/// line is refused, naming --from base62; with --from base62 each reads
+/// back.
 #[test]
 fn base62_is_never_misread() {
     let made = guid(["gen", "--format", "base62", "-n", "300"]);
     let lines = made.lines();
+    let want: Vec<Value> = lines.iter().map(|&l| Value::from(l)).collect();
     let run = guid_stdin(["inspect"], made.stdout.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let back: Vec<Value> = run.objects().iter().map(|o| o["base62"].clone()).collect();
+    assert_eq!(back, want);
+    assert!(run.objects().iter().all(|o| o["form"] == "base62"));
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+
+    let run = guid_stdin(["inspect", "--strict"], made.stdout.as_bytes());
     assert_eq!(
         (run.code, run.stdout.as_str()),
         (BAD_ID, ""),
@@ -376,7 +397,6 @@ fn base62_is_never_misread() {
     let run = guid_stdin(["inspect", "--from", "base62"], made.stdout.as_bytes());
     assert_eq!((run.code, run.stderr.as_str()), (0, ""));
     let back: Vec<Value> = run.objects().iter().map(|o| o["base62"].clone()).collect();
-    let want: Vec<Value> = lines.iter().map(|&l| Value::from(l)).collect();
     assert_eq!(back, want);
     assert!(run.objects().iter().all(|o| o["form"] == "base62"));
 }
@@ -390,7 +410,8 @@ fn help_tells_sno_and_the_rule() {
         "ambiguous",
         "\"form\"",
         "--from base62",
-        "never guessed",
+        "most likely wrote it",
+        "--strict",
     ] {
         assert!(help.contains(needle), "{needle}");
     }

@@ -134,10 +134,28 @@ fn usage_errors_exit_2() {
 fn inspect_v3_reads_by_length_and_flags() {
     let uuid = "030d98d5-9b81-8400-8000-00000000098e";
     assert_eq!(inspect_v3(uuid)["kind"], "x");
-    // 16 characters: a global string unless --as l or --from says otherwise.
-    assert_eq!(inspect_v3(".2.C87C48A70387D")["kind"], "g");
+    // 16 characters: a sortable string. In a local string's 16 symbols
+    // it is also a global one, which a global id is almost never spelled
+    // in: the local id, noting the global one and --as g; --as says which,
+    // --strict refuses it.
+    let run = guid(["inspect", "--v3", ".2.C87C48A70387D"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.objects()[0]["hex"], "030d98d59b81498e");
+    assert!(
+        run.stderr.starts_with("note: ") && run.stderr.contains("(--as g)"),
+        "{run:?}"
+    );
     let as_l = object(&guid(["inspect", "--v3", "--as", "l", ".2.C87C48A70387D"]));
     assert_eq!(as_l["hex"], "030d98d59b81498e");
+    let as_g = object(&guid(["inspect", "--v3", "--as", "g", ".2.C87C48A70387D"]));
+    assert_eq!(as_g["kind"], "g");
+    fails(
+        &guid(["inspect", "--v3", "--strict", ".2.C87C48A70387D"]),
+        3,
+        "--as l",
+    );
+    // A global string of a symbol past the local string's 16 is global.
+    assert_eq!(inspect_v3("VkHHyvq1H59MZmlU")["kind"], "g");
     let hex = object(&guid([
         "inspect",
         "--v3",

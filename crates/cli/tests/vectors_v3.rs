@@ -104,15 +104,20 @@ fn compose_v3_prints_gos_ids() {
 #[test]
 fn inspect_v3_reads_gos_encodings() {
     let cases = cases();
-    // (flags, kind, Go's encodings): only a local string, JSON and hex
-    // need flags, as their lengths are a global string's.
-    let batches: [(&[&str], usize, &[&str]); 6] = [
-        (&[], 0, &["string", "base62", "json", "hex"]),
+    // (flags, kind, Go's encodings): a string and JSON of 16 characters
+    // are of either kind, and local hex has a global string's length: the
+    // vectors' extremes (the zero id, the largest times) are read as the
+    // likelier id without flags, which need not be theirs; the flags read
+    // them as the kind and form they are.
+    let batches: [(&[&str], usize, &[&str]); 8] = [
+        (&[], 0, &["base62", "hex"]),
+        (&["--as", "g"], 0, &["string", "json"]),
         (&[], 1, &["base62"]),
         (&["--as", "l"], 1, &["string", "json"]),
         (&["--from", "hex"], 1, &["hex"]),
         (&[], 2, &["string", "base62", "json", "hex"]),
         (&["--from", "uuid"], 2, &["string"]),
+        (&["--strict"], 2, &["string", "base62", "json", "hex"]),
     ];
     for (flags, k, fields) in batches {
         let mut input = String::new();
