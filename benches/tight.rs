@@ -9,13 +9,9 @@
 //!
 //! The 2-thread runs start both callers at once (they spin at a barrier)
 //! and end with a line on stderr: the callers' CPU time over the runs'
-//! wall time (2.0 when both ran in parallel all along); of the runs of a
-//! millisecond or more (shorter ones are criterion's warm-up, where a
-//! thread's start alone is a tenth of the run), how many had a caller off
-//! its core for more than a tenth of the run, and how far apart the two
-//! callers finished (a caller that finishes first leaves the other alone:
-//! 0% when they shared the ids evenly in time); and the CPU time the
-//! ticker's thread took meanwhile.
+//! wall time (2.0 when both ran in parallel all along), how many runs had
+//! a caller off its core for more than a tenth of the run, and the CPU
+//! time the ticker's thread took meanwhile.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,18 +58,9 @@ fn thread_cpu() -> Duration {
 struct Parallel {
     wall: Duration,
     cpu: Duration,
-    /// Runs of [`COUNTED`] or more.
     runs: u64,
-    /// Of those, runs with a caller off its core for a tenth of the run.
     apart: u64,
-    /// Of those, the callers' finishing times apart, over the run's time:
-    /// the sum and the most.
-    skew: f64,
-    max_skew: f64,
 }
-
-/// The shortest run counted for `apart` and `skew`.
-const COUNTED: Duration = Duration::from_millis(1);
 
 /// Wall time for 2 threads to make `ids` ids between them, each calling
 /// `f`; adds the run's figures to `stats`.
@@ -107,15 +94,9 @@ fn two<T>(ids: u64, f: &(impl Fn() -> T + Sync), stats: &mut Parallel) -> Durati
     let wall = end - start;
     stats.wall += wall;
     stats.cpu += spans.iter().map(|s| s.2).sum::<Duration>();
-    if wall >= COUNTED {
-        stats.runs += 1;
-        if spans.iter().any(|s| s.2 < wall.mul_f64(0.9)) {
-            stats.apart += 1;
-        }
-        let skew = spans[0].1.max(spans[1].1) - spans[0].1.min(spans[1].1);
-        let skew = skew.as_secs_f64() / wall.as_secs_f64();
-        stats.skew += skew;
-        stats.max_skew = stats.max_skew.max(skew);
+    stats.runs += 1;
+    if spans.iter().any(|s| s.2 < wall.mul_f64(0.9)) {
+        stats.apart += 1;
     }
     wall
 }
@@ -133,14 +114,11 @@ fn bench_two<T>(
     });
     let (ticker, elapsed) = (ticker_cpu().saturating_sub(ticker), start.elapsed());
     format!(
-        "{name}/2_threads: cpu/wall {:.2}; runs of 1 ms or more: {} with a caller off its core \
-         of {}, callers finishing {:.1}% apart (at most {:.1}%); ticker thread {:.1}% of a core \
-         ({} ms of {} ms)",
+        "{name}/2_threads: cpu/wall {:.2}, runs with a caller off its core {} of {}, \
+         ticker thread {:.1}% of a core ({} ms of {} ms)",
         stats.cpu.as_secs_f64() / stats.wall.as_secs_f64().max(1e-9),
         stats.apart,
         stats.runs,
-        100.0 * stats.skew / stats.runs.max(1) as f64,
-        100.0 * stats.max_skew,
         100.0 * ticker.as_secs_f64() / elapsed.as_secs_f64(),
         ticker.as_millis(),
         elapsed.as_millis(),

@@ -2,6 +2,6 @@
 //! so that the model checker explores every interleaving of the clocks.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicU8, AtomicU32, AtomicU64};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64};
+pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};

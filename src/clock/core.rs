@@ -23,11 +23,9 @@
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-#[cfg(not(loom))]
-use super::contention::{self, Crossings};
 use crate::fork;
 use crate::health::{Health, Watch};
-use crate::sync::{AtomicU8, AtomicU32, AtomicU64};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64};
 use crate::time::Source;
 
 /// The most ids one `fetch_add` takes, and half the room it needs before
@@ -46,15 +44,6 @@ const FAST_ROOM: u64 = 1 << 44;
 /// take ids that fast keep the reading fresh and spare the ticker's thread
 /// its wake-ups.
 const REFRESH: u64 = 1 << 10;
-
-/// A bit of [`Core`]'s `fast` byte: the state is near the end of the
-/// range ([`FAST_ROOM`]), or a fresh inverse clock's; set for good.
-const NEAR_END: u8 = 1;
-
-/// A bit of [`Core`]'s `fast` byte: threads contend for the state and take
-/// turns ([`contention`]).
-#[cfg(not(loom))]
-const TURNS: u8 = 2;
 
 /// The longest single nap of a clock that waits for its source.
 #[cfg(not(loom))]
@@ -108,10 +97,9 @@ pub(crate) struct Core<U: Units, X = ()> {
     /// clock issues its mirror; `u64::MAX` (one below 0) is a fresh
     /// inverse clock, whose first state may be 0.
     state: StateLine,
-    /// What keeps ids off the common path ([`NEAR_END`], [`TURNS`]): ids
-    /// are taken with `fetch_add` while it is 0, or while threads take
-    /// turns far from the end of the range.
-    fast: AtomicU8,
+    /// Whether the state is known to be far from the end of the range
+    /// ([`FAST_ROOM`]): ids are taken with `fetch_add` while it is.
+    far: AtomicBool,
     source: Source,
     /// The latest source unit seen and the rare events, on a line of their
     /// own: read by every id, written once per unit or per event.
@@ -129,20 +117,15 @@ pub(crate) struct Core<U: Units, X = ()> {
     pub(crate) own: X,
 }
 
-/// The state word, on a cache line of its own with what only a thread that
-/// just wrote it writes: every id writes it, and the fields every id reads
-/// stay on lines no id writes.
+/// The state word, alone on its cache line: every id writes it, and the
+/// fields every id reads stay on lines no id writes.
 #[repr(align(64))]
-struct StateLine {
-    word: AtomicU64,
-    #[cfg(not(loom))]
-    crossings: Crossings,
-}
+struct StateLine(AtomicU64);
 
 impl std::ops::Deref for StateLine {
     type Target = AtomicU64;
     fn deref(&self) -> &AtomicU64 {
-        &self.word
+        &self.0
     }
 }
 
@@ -181,12 +164,8 @@ impl<U: Units, X> Core<U, X> {
         let far = units.max_state() > 2 * FAST_ROOM
             && state.wrapping_add(1) <= units.max_state() - (2 * FAST_ROOM - 1);
         Core {
-            state: StateLine {
-                word: AtomicU64::new(state),
-                #[cfg(not(loom))]
-                crossings: Crossings::default(),
-            },
-            fast: AtomicU8::new(if far { 0 } else { NEAR_END }),
+            state: StateLine(AtomicU64::new(state)),
+            far: AtomicBool::new(far),
             source,
             watch: Watch::new(not_before.unwrap_or(0)),
             node: AtomicU64::new(node),
@@ -310,72 +289,25 @@ impl<U: Units, X> Core<U, X> {
         // the range, so the ids are the next `n` states whatever other
         // threads take meanwhile. One `fetch_add`, with no load before it:
         // the state's line changes hands once an id, where a load and a
-        // CAS take it twice and the CAS fails on every race. Threads that
-        // hammer the clock together take their ids in turns instead
-        // ([`contention`]).
-        if now == seen && n <= FAST_ROOM {
-            let fast = self.fast.load(Relaxed);
-            if fast == 0 {
-                let prev = self.state.fetch_add(n, Relaxed);
-                if self.in_step(prev, n, now) {
-                    self.took(prev, prev.wrapping_add(n), n);
-                    return Ok(self.issued(prev.wrapping_add(1)));
+        // CAS take it twice and the CAS fails on every race.
+        if now == seen && self.may_speculate(n) {
+            let prev = self.state.fetch_add(n, Relaxed);
+            if self.in_step(prev, n, now) {
+                if (prev ^ prev.wrapping_add(n)) >= REFRESH {
+                    self.source.refresh();
                 }
-                return self.reserve_slow(n, seen, now, Some(prev));
+                return Ok(self.issued(prev.wrapping_add(1)));
             }
-            #[cfg(not(loom))]
-            if fast == TURNS && n == 1 {
-                cold();
-                return self.take_turn(seen, now);
-            }
+            return self.reserve_slow(n, seen, now, Some(prev));
         }
         self.reserve_slow(n, seen, now, None)
     }
 
     /// Whether `n` states may be taken with `fetch_add` before they are
     /// checked: few enough, with the state far from the end of the range.
-    #[inline]
-    fn far(&self, n: u64) -> bool {
-        n <= FAST_ROOM && self.fast.load(Relaxed) & NEAR_END == 0
-    }
-
-    /// Marks the state near the end of the range, for good.
-    #[cold]
-    fn near_end(&self) {
-        if self.fast.load(Relaxed) & NEAR_END == 0 {
-            self.fast.fetch_or(NEAR_END, Relaxed);
-        }
-    }
-
-    /// What follows taking `n` ids, the state going from `prev` to `last`,
-    /// on any path: each time the state crosses a multiple of [`REFRESH`]
-    /// (a new tick's first state is one), [`Core::crossed`].
     #[inline(always)]
-    fn took(&self, prev: u64, last: u64, n: u64) {
-        if (prev ^ last) >= REFRESH {
-            self.crossed(n);
-        }
-    }
-
-    /// The state crossed a multiple of [`REFRESH`] with `n` ids: refreshes
-    /// the source's reading and, on a ticker, for one id, starts or stops
-    /// turns ([`Crossings`]). Batches share the line at their own cost, and
-    /// a clock that reads the system clock for each id spends longer on the
-    /// read than on moving the line: its threads make more ids side by
-    /// side.
-    #[cold]
-    #[inline(never)]
-    fn crossed(&self, n: u64) {
-        self.source.refresh();
-        #[cfg(not(loom))]
-        if n == 1 && matches!(self.source, Source::Ticked(_)) {
-            let now = self.source.now();
-            if let Some(on) = self.state.crossings.cross(contention::me(), now) {
-                self.take_turns(on);
-            }
-        }
-        #[cfg(loom)]
-        let _ = n;
+    fn may_speculate(&self, n: u64) -> bool {
+        n <= FAST_ROOM && self.far.load(Relaxed)
     }
 
     /// Whether the states after `prev`, taken with `fetch_add` while the
@@ -434,8 +366,8 @@ impl<U: Units, X> Core<U, X> {
                         break;
                     }
                 };
-                if last > self.far_end() {
-                    self.near_end();
+                if last > self.far_end() && self.far.load(Relaxed) {
+                    self.far.store(false, Relaxed);
                 }
                 match self
                     .state
@@ -445,7 +377,6 @@ impl<U: Units, X> Core<U, X> {
                         if last >> s > now {
                             self.ran_ahead(cur, now, last >> s);
                         }
-                        self.took(cur, last, n);
                         return Ok(self.issued(first));
                     }
                     Err(seen) => cur = seen,
@@ -454,36 +385,6 @@ impl<U: Units, X> Core<U, X> {
             seen = self.watch().seen();
             now = self.units.unit_of(self.source.now());
         }
-    }
-
-    /// Starts or stops turns.
-    #[cfg(not(loom))]
-    fn take_turns(&self, on: bool) {
-        if on {
-            self.fast.fetch_or(TURNS, Relaxed);
-        } else {
-            self.fast.fetch_and(!TURNS, Relaxed);
-        }
-    }
-
-    /// [`Core::reserve`]'s common path for one id on a clock whose threads
-    /// take turns ([`contention`]). Apart from the common path, not a
-    /// branch after its `fetch_add`: sharing that cost a thread alone
-    /// 0.5 ns an id (4.16 against 3.62 ns in the tight loop).
-    #[cfg(not(loom))]
-    #[inline(always)]
-    fn take_turn(&self, seen: u64, now: u64) -> core::result::Result<u64, UsedUp> {
-        let left = contention::left();
-        let prev = self.state.fetch_add(1, Relaxed);
-        if !self.in_step(prev, 1, now) {
-            return self.reserve_slow(1, seen, now, Some(prev));
-        }
-        self.took(prev, prev.wrapping_add(1), 1);
-        if !contention::turn(self as *const Self as usize, prev, left) {
-            self.take_turns(false);
-            self.state.crossings.calm();
-        }
-        Ok(self.issued(prev.wrapping_add(1)))
     }
 
     /// The last state `fetch_add` may take from (see [`FAST_ROOM`]).
@@ -499,7 +400,7 @@ impl<U: Units, X> Core<U, X> {
     /// `Err(None)` when it did not try.
     #[inline]
     fn speculate(&self, n: u64, now: u64) -> core::result::Result<u64, Option<u64>> {
-        if !self.far(n) {
+        if !self.may_speculate(n) {
             return Err(None);
         }
         let prev = self.state.fetch_add(n, Relaxed);
@@ -514,7 +415,7 @@ impl<U: Units, X> Core<U, X> {
         if prev > self.far_end() {
             // Near the end (or a fresh inverse clock's `u64::MAX`): the
             // exact path from here on.
-            self.near_end();
+            self.far.store(false, Relaxed);
             if prev <= self.units.max_state() && last > self.units.max_state() {
                 return Err(last); // past the end: the plan refuses
             }
@@ -528,7 +429,6 @@ impl<U: Units, X> Core<U, X> {
                 self.await_lead(first >> s, last >> s, lead);
             }
         }
-        self.took(prev, last, n);
         Ok(self.issued(first))
     }
 
@@ -661,104 +561,5 @@ impl<U: Units, X> Core<U, X> {
                 std::thread::sleep(Duration::from_nanos(left).min(MAX_NAP));
             }
         }
-    }
-}
-
-/// Marks the path that calls it as rarely taken, for the layout of the
-/// code around it (what `std::hint::cold_path` does on Rust 1.95).
-#[cfg(not(loom))]
-#[cold]
-#[inline(always)]
-fn cold() {}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use crate::clock::{Clock, Generation, V2};
-    use std::collections::HashSet;
-
-    /// Whether `clock`'s threads take turns.
-    fn turns<G: Generation>(clock: &Clock<G>) -> bool {
-        clock.core.fast.load(Relaxed) & TURNS != 0
-    }
-
-    /// Has `clock`'s threads take turns, as threads hammering it together
-    /// would.
-    fn take_turns<G: Generation>(clock: &Clock<G>) {
-        clock.core.take_turns(true);
-    }
-
-    /// 8 threads × 20,000 ids, taking turns all along (forced anew every
-    /// 100 ids): none alike, each thread's strictly increasing (decreasing,
-    /// inverse).
-    #[test]
-    fn threads_taking_turns_never_repeat_and_keep_their_order() {
-        for inverse in [false, true] {
-            let b = Clock::<V2>::builder().ticker();
-            let clock = if inverse { b.inverse() } else { b }.build();
-            let per_thread: Vec<Vec<u128>> = std::thread::scope(|s| {
-                let threads: Vec<_> = (0..8)
-                    .map(|_| {
-                        s.spawn(|| {
-                            (0..20_000)
-                                .map(|i| {
-                                    if i % 100 == 0 {
-                                        take_turns(&clock);
-                                    }
-                                    clock.g().to_u128()
-                                })
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                threads.into_iter().map(|t| t.join().unwrap()).collect()
-            });
-            let mut all = HashSet::<u128>::new();
-            for ids in &per_thread {
-                for w in ids.windows(2) {
-                    assert!(
-                        if inverse { w[1] < w[0] } else { w[1] > w[0] },
-                        "inverse {inverse}: {:x} then {:x}",
-                        w[0],
-                        w[1]
-                    );
-                }
-                all.extend(ids.iter().copied());
-            }
-            assert_eq!(all.len(), 8 * 20_000, "inverse {inverse}: duplicates");
-        }
-    }
-
-    /// A thread alone never has a clock take turns, and ends the turns it
-    /// finds within 64 refresh marks (at the first slow one, or after 64
-    /// fast ones in a row).
-    #[test]
-    fn a_thread_alone_takes_no_turns() {
-        let clock = Clock::<V2>::builder().ticker().build();
-        for _ in 0..64 * REFRESH {
-            clock.g();
-            assert!(!turns(&clock));
-        }
-        take_turns(&clock);
-        let ids: Vec<_> = (0..65 * REFRESH).map(|_| clock.g()).collect();
-        assert!(!turns(&clock));
-        assert!(ids.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    /// Batches never take turns (they share the state's line at their own
-    /// cost): a clock taking turns makes them as any other.
-    #[test]
-    fn batches_take_no_turns() {
-        let clock = Clock::<V2>::builder().ticker().build();
-        take_turns(&clock);
-        let mut last = clock.g();
-        let left = contention::left();
-        let mut ids = vec![crate::Guid::default(); 255];
-        for _ in 0..100 {
-            clock.fill(&mut ids);
-            assert!(ids[0] > last && ids.windows(2).all(|w| w[0] < w[1]));
-            last = ids[254];
-        }
-        assert_eq!(contention::left(), left, "a batch took a turn");
     }
 }

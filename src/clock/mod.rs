@@ -32,8 +32,6 @@ use crate::layout::{self, SEQ_BITS, SEQ_MAX, TICK_MASK, TICK_SHIFT};
 use crate::time::unix_nanos;
 
 mod builder;
-#[cfg(not(loom))]
-mod contention;
 pub(crate) mod core;
 mod reserved;
 mod snapshot;
@@ -131,7 +129,6 @@ impl<G: Generation> Units for G {
 /// | event | what the clock does |
 /// |---|---|
 /// | many threads at once | each read-modify-write takes a distinct state: no two ids alike, each later than the one before it |
-/// | threads hammer a clock on a [ticker](Builder::ticker) together | they take turns, so that one thread at a time keeps the state's cache line: a thread that finds other threads' ids since its last one spins 1 µs after taking its own (16 µs when it hands its turn over); turns stop once the other threads' ids come slower than the line moves |
 /// | the source steps back | `state + 1` wins the `max`: ids keep increasing from the last one, no wait |
 /// | the source stalls | the sequence counts up within the tick |
 /// | 16,384 ids in one tick | the carry of `state + 1` moves to the next tick (borrowed ahead); the source catches up |

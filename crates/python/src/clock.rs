@@ -15,7 +15,7 @@ use pyo3::types::PyList;
 
 use crate::convert::{Int, Time};
 use crate::errors::{Limit, err, forked, no_panic};
-use crate::ids::{BATCH, Drift, Guid, Luid, NODE32, NODE58, V3Drift, V3Guid, V3Luid, Xuid};
+use crate::ids::{Drift, Guid, Luid, NODE32, NODE58, V3Drift, V3Guid, V3Luid, Xuid, batch_len};
 
 /// The guards of the process-wide clocks, made beside them at import:
 /// `Some` where `CONFIG_GUID_NODE_ID` chose the node.
@@ -190,14 +190,14 @@ impl V2Clock {
     /// `n` consecutive global ids from one read of the time (`fill`).
     fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let n = n.fit(BATCH)?;
+        let n = batch_len(&n)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill(ids), Guid)
     }
 
     /// `n` consecutive local ids from one read of the time (`fill_l`).
     fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let n = n.fit(BATCH)?;
+        let n = batch_len(&n)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), Luid)
     }
 
@@ -312,21 +312,21 @@ impl V3Clock {
     /// `n` consecutive global ids from one read of the time.
     fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let n = n.fit(BATCH)?;
+        let n = batch_len(&n)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill(ids), V3Guid)
     }
 
     /// `n` consecutive local ids from one read of the time.
     fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let n = n.fit(BATCH)?;
+        let n = batch_len(&n)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), V3Luid)
     }
 
     /// `n` consecutive 128-bit ids from one read of the time.
     fn batch_x<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
         self.check()?;
-        let n = n.fit(BATCH)?;
+        let n = batch_len(&n)?;
         crate::alloc::batch(py, n, |ids| self.inner.fill_x(ids), Xuid)
     }
 
@@ -408,8 +408,9 @@ pub fn v3_node_from_name(name: &str) -> u64 {
 /// id of the best of `rounds` fills of `n` global ids from the
 /// process-wide clock, timed in Rust (no Python objects made).
 #[pyfunction]
-pub fn _fill_ns(n: usize, rounds: usize) -> PyResult<f64> {
-    let mut ids = crate::alloc::room(n.max(1), guid::Guid::MIN)?;
+pub fn _fill_ns(n: Int, rounds: Int) -> PyResult<f64> {
+    let rounds = rounds.fit::<u32>(Limit::Range("rounds", 0, u32::MAX.into()))?;
+    let mut ids = crate::alloc::room(batch_len(&n)?.max(1), guid::Guid::MIN)?;
     let mut best = f64::INFINITY;
     for _ in 0..rounds.max(1) {
         let start = std::time::Instant::now();

@@ -111,25 +111,40 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Int {
                     })?
             }
         };
-        Ok(match int.extract::<i64>() {
-            Ok(v) => Int(Repr::Small(v)),
-            Err(_) => Int(Repr::Big(int.cast_into::<PyInt>()?.unbind())),
+        // An int past i64 is no error here: read without raising one (an
+        // exception made and dropped would cost more than the rest).
+        let mut past = 0;
+        // SAFETY: a call of the C API with a live `int`; it fails only
+        // past i64 (`past` set), or with -1 and an exception set.
+        let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(int.as_ptr(), &mut past) };
+        if v == -1 && past == 0 {
+            if let Some(e) = PyErr::take(obj.py()) {
+                return Err(e);
+            }
+        }
+        Ok(match past {
+            0 => Int(Repr::Small(v)),
+            _ => Int(Repr::Big(int.cast_into::<PyInt>()?.unbind())),
         })
     }
 }
 
-/// The id of an integer argument, by the crate's `from_u128`: a value
-/// that does not fit the id's `bits` (negative, past `u128`, or refused
-/// by the crate as too wide) is a `TooWideError` naming the value and the
-/// id type (`id`).
-pub fn id_of_int<T>(
+/// What the crate reads from an id's integer value (by `read`: an id's
+/// `from_u128`, a flake layout's `decompose`): a value that does not fit
+/// the id's `bits` (negative, past the integer type `R` that `read`
+/// takes, or refused by the crate as too wide) is a `TooWideError` naming
+/// the value and the id (`id`).
+pub fn id_of_int<R, T>(
     v: &Int,
     id: &'static str,
     bits: u32,
-    from_u128: impl FnOnce(u128) -> guid::Result<T>,
-) -> PyResult<T> {
+    read: impl FnOnce(R) -> guid::Result<T>,
+) -> PyResult<T>
+where
+    R: TryFrom<i64> + for<'a, 'py> FromPyObject<'a, 'py>,
+{
     let limit = Limit::Wide(id, bits);
-    from_u128(v.fit(limit)?).map_err(|e| match e.kind() {
+    read(v.fit(limit)?).map_err(|e| match e.kind() {
         ErrorKind::Overflow { .. } => Python::attach(|py| beyond(limit, &v.object(py), "")),
         _ => err(e),
     })
@@ -179,6 +194,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Time {
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Time> {
         let py = obj.py();
+        // An int first: the common case, and the cheaper type check.
+        if obj.is_exact_instance_of::<PyInt>() {
+            return Ok(Time(When::Ns(obj.extract()?)));
+        }
         if obj.is_instance_of::<PyDateTime>() {
             if obj.call_method0("utcoffset")?.is_none() {
                 return Ok(Time(When::Naive(obj.to_owned().unbind())));

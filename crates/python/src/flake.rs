@@ -8,12 +8,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple, PyType};
 
 use crate::clock::MockTime;
-use crate::convert::{Int, Span, Time};
+use crate::convert::{Int, Span, Time, id_of_int};
 use crate::errors::{Limit, err};
-use crate::ids::BATCH;
+use crate::ids::batch_len;
 
-/// A flake id argument: 63 bits, as the crate reads them.
-const ID: Limit = Limit::Wide("flake id", 63);
+/// What `read` (the layout's) makes of a flake id argument: 63 bits.
+fn of_id<T>(id: &Int, read: impl FnOnce(u64) -> guid::Result<T>) -> PyResult<T> {
+    id_of_int(id, "flake id", 63, read)
+}
 
 /// A `u64` argument of the crate's (a time in units, an epoch in ms).
 fn u64_arg(v: &Int, name: &'static str) -> PyResult<u64> {
@@ -169,7 +171,7 @@ impl Layout {
 
     /// The parts of an id (63 bits): `Parts(time, node, seq)`.
     fn decompose(&self, id: Int) -> PyResult<Parts> {
-        self.0.decompose(id.fit(ID)?).map(Parts).map_err(err)
+        of_id(&id, |id| self.0.decompose(id)).map(Parts)
     }
 
     /// Whole units from the epoch to a time (0 before the epoch).
@@ -184,7 +186,7 @@ impl Layout {
 
     /// The time of an id (the start of its unit).
     fn time_of(&self, id: Int) -> PyResult<SystemTime> {
-        self.0.time_of(id.fit(ID)?).map_err(err)
+        of_id(&id, |id| self.0.time_of(id))
     }
 
     fn __repr__(&self) -> String {
@@ -311,7 +313,7 @@ impl Clock {
 
     /// `n` consecutive ids from one read of the time (`fill`).
     fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let mut ids = crate::alloc::room(n.fit(BATCH)?, 0u64)?;
+        let mut ids = crate::alloc::room(batch_len(&n)?, 0u64)?;
         self.0.fill(&mut ids).map_err(err)?;
         PyList::new(py, ids)
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use guid::Id;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDelta, PyDict, PyInt, PyList, PyString, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDelta, PyDict, PyList, PyString, PyType};
 
 use crate::clock::V3Clock;
 use crate::convert::{Int, Span, Text, Time, id_of_int, signed_ns, wrong_kind};
@@ -20,8 +20,14 @@ pub const NODE32: Limit = Limit::Part("node", u32::MAX as u64);
 /// The limit of a 58-bit `node` argument (v3's 128-bit id's).
 pub const NODE58: Limit = Limit::Part("node", guid::v3::node::MAX);
 
-/// The limit of a batch's length `n`: a list's length in Python.
-pub const BATCH: Limit = Limit::Range("n", 0, isize::MAX as i128);
+/// A batch's length `n`: a list's length in Python, `0..=isize::MAX`
+/// (past the room the process has, a `MemoryError` when the ids are made).
+pub fn batch_len(n: &Int) -> PyResult<usize> {
+    const BATCH: Limit = Limit::Range("n", 0, isize::MAX as i128);
+    let len = n.fit::<isize>(BATCH)?;
+    usize::try_from(len)
+        .map_err(|_| Python::attach(|py| crate::errors::beyond(BATCH, &n.object(py), "")))
+}
 
 /// The limit of a local id's `to_i64` value `v`.
 const I64: Limit = Limit::Range("v", i64::MIN as i128, i64::MAX as i128);
@@ -211,6 +217,15 @@ pub fn no_id<T>(value: &Bound<'_, PyAny>, name: &str, forms: &str) -> PyResult<T
     Err(wrong_kind(Some("value"), &what, value, ""))
 }
 
+/// The integer an id is read from, if `value` is one (an `int`, or an
+/// object with `__index__`; not a `bool`).
+pub fn int_form(value: &Bound<'_, PyAny>) -> Option<Int> {
+    match value.is_instance_of::<PyBool>() {
+        false => value.extract::<Int>().ok(),
+        true => None,
+    }
+}
+
 /// The cells of a `fold` argument: `bytes`, or a sequence of `int`s, each
 /// read as a byte (a cell past 255 is a `CellError` at its index).
 pub fn cells_arg(cells: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
@@ -293,8 +308,8 @@ macro_rules! id_class {
                 if let Ok(b) = value.cast::<PyBytes>() {
                     return <$inner>::from_slice(b.as_bytes()).map($py).map_err(err);
                 }
-                if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
-                    return Self::of_int(&value.extract()?);
+                if let Some(v) = int_form(value) {
+                    return Self::of_int(&v);
                 }
                 Self::other(value)
             }
@@ -503,7 +518,7 @@ id_class!(
         /// of the time (the clock's `fill`).
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = n.fit(BATCH)?;
+            let n = batch_len(&n)?;
             crate::clock::check_global_v2()?;
             crate::alloc::batch(py, n, |ids| guid::CLOCK.fill(ids), Guid)
         }
@@ -554,7 +569,7 @@ id_class!(
         /// `n` consecutive new ids from the process-wide clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = n.fit(BATCH)?;
+            let n = batch_len(&n)?;
             crate::clock::check_global_v2()?;
             crate::alloc::batch(py, n, |ids| guid::CLOCK.fill_l(ids), Luid)
         }
@@ -618,7 +633,7 @@ id_class!(
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = n.fit(BATCH)?;
+            let n = batch_len(&n)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill(ids), V3Guid)
         }
@@ -702,7 +717,7 @@ id_class!(
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = n.fit(BATCH)?;
+            let n = batch_len(&n)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_l(ids), V3Luid)
         }
@@ -770,7 +785,7 @@ id_class!(
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = n.fit(BATCH)?;
+            let n = batch_len(&n)?;
             crate::clock::check_global_v3()?;
             crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_x(ids), Xuid)
         }
@@ -824,6 +839,9 @@ id_class!(
         /// The id of a `uuid.UUID`; fails unless it is a UUIDv8.
         #[staticmethod]
         fn from_uuid(u: &Bound<'_, PyAny>) -> PyResult<Self> {
+            if !u.is_instance(uuid_class(u.py())?)? {
+                return Err(wrong_kind(Some("u"), "a uuid.UUID is needed", u, ""));
+            }
             Self::of_uuid(u)
         }
     }
@@ -832,15 +850,15 @@ id_class!(
 impl Xuid {
     /// The id of a `uuid.UUID`, by its bytes.
     fn of_uuid(u: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if !u.is_instance(uuid_class(u.py())?)? {
-            return Self::no_form(u);
-        }
         let bytes = u.getattr("bytes")?;
         Self::from_bytes(bytes.cast::<PyBytes>()?.as_bytes())
     }
 
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::of_uuid(value)
+        match value.is_instance(uuid_class(value.py())?)? {
+            true => Self::of_uuid(value),
+            false => Self::no_form(value),
+        }
     }
 }
 

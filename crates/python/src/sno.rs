@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use guid::ErrorKind;
 use guid::sno::{Generator as Gen, Snapshot as Snap, Sno as Id};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString, PyType};
+use pyo3::types::{PyBytes, PyDict, PyString, PyType};
 
 use crate::clock::MockTime;
 use crate::convert::{Int, Text, Time, id_of_int};
 use crate::errors::{Limit, err, json};
-use crate::ids::no_id;
+use crate::ids::{int_form, no_id};
 
 /// The Python name of the id, for messages.
 const NAME: &str = "kguid.sno.Sno";
@@ -97,8 +97,8 @@ impl Sno {
         if let Ok(b) = value.cast::<PyBytes>() {
             return Self::from_bytes(b.as_bytes());
         }
-        if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
-            return Self::from_int(value.extract()?);
+        if let Some(v) = int_form(value) {
+            return Self::from_int(v);
         }
         no_id(value, NAME, "a str, bytes, an int or a Sno")
     }
