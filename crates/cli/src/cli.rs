@@ -163,7 +163,7 @@ pub struct GenArgs {
     /// With --sno: the generator's partition, 0..=65535, decimal or 0x hex [default: random]
     #[arg(long, value_name = "P", value_parser = value::partition, allow_negative_numbers = true, requires = "sno")]
     pub partition: Option<u16>,
-    /// With --remote: 64-bit flake ids from the services' -l listeners (a reply of the other listener's kind, or ids whose time is over a day from now, fails with status 1)
+    /// With --remote: 64-bit flake ids from the services' -l listeners (a reply of the other listener's kind, or ids whose time is over a day from now, fails with status 1); inspect --flake reads them
     #[arg(long, requires = "remote")]
     pub flake: bool,
 }
@@ -273,29 +273,36 @@ How an id is read:
   the id its contents are (of 16 characters, either kind).
   --from-v2 reads v2 ids as above and prints the v3 id of each (Go's FromV2).
 
-  Flake ids (gen --flake) are not guid ids and have no form here: their int
-  or hex, if given, reads as a local id, which it is not.
+  With --flake, every id is read as a 64-bit flake id of noeqd's layout
+  (guid serve's default, what gen --remote --flake prints): 16 hex digits
+  as its hex, any other run of digits as its int (--from int or hex says
+  which), and printed with kind \"flake\", form, int (a string), hex,
+  time_ns and time (the start of its millisecond), node, datacenter,
+  worker and seq. Without --flake a flake id is no guid id: its int or hex
+  reads as a local id, which it is not, or as none.
 
 What --extract finds:
   A token is a maximal run of the characters ids are written with: ASCII
   letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
   quotes and star, as the JSON of a local id; any other token is read alone
-  (\"TOKEN\" reads as JSON under --from json). Each token is read as an
-  id is above, without a stream to decide (rules 1, 2 and 4: a token that
-  reads in several forms is read as the likeliest, noted once for each kind
-  of guess, and skipped under --strict), but for one thing: no token is a
-  sno id unless --sno (then every 16-character token of sno's alphabet is,
-  and nothing else), so a token whose likeliest reading is a sno string is
-  skipped, and the first one noted (\"found with --sno\"). A token that is an
-  id is printed, with \"line\" (counted from 1 over the arguments and standard
-  input) before the other fields. Tokens that are no id are skipped,
-  silently and with status 0, so a word that happens to be an id is printed
-  too: use --from and --as to say which forms your logs hold. An id must not touch
-  another id character: in 'id=Nlp6Nqho6Tsk5c.1.' the token ends with the
-  sentence's '.', and is skipped. Under --v3 tokens are read as v3 ids, and
-  '-' is an id character too, so a UUID token is found as a 128-bit id (x);
-  without --v3 '-' separates tokens (as in req-ID), so a UUID is not found. Lines of any length are scanned, holding
-  no more than one id's worth of each.
+  (\"TOKEN\" reads as JSON under --from json). Each token is read as an id
+  is above, without a stream to decide (rules 1, 2 and 4): a token that
+  reads in several forms is read as the likeliest, noted once for each
+  kind of guess, and skipped under --strict. But no token is a sno id
+  unless --sno (then every 16-character token of sno's alphabet is, and
+  nothing else): a token whose likeliest reading is a sno string is
+  skipped, and the first one noted (\"found with --sno\"). With --flake
+  every token of 16 hex digits or of 11 to 20 decimal digits is a flake id,
+  and nothing else. A token that is an id is printed, with \"line\" (counted
+  from 1 over the arguments and standard input) before the other fields.
+  Tokens that are no id are skipped, silently and with status 0, so a word
+  that happens to be an id is printed too: use --from and --as to say which
+  forms your logs hold. An id must not touch another id character: in
+  'id=Nlp6Nqho6Tsk5c.1.' the token ends with the sentence's '.', and is
+  skipped. Under --v3 tokens are read as v3 ids, and '-' is an id character
+  too, so a UUID token is found as a 128-bit id (x); without --v3 '-'
+  separates tokens (as in req-ID), so a UUID is not found. Lines of any
+  length are scanned, holding no more than one id's worth of each.
 
 ",
     status!(head),
@@ -308,7 +315,7 @@ What --extract finds:
 /// Flags of `guid inspect`.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// Read the ids as global (g), local (l) or, with --v3, 128-bit (x) ids [default: whichever gives a valid id]
+    /// Read the ids as global (g), local (l) or, with --v3, 128-bit (x) ids [default: whichever gives a valid id, the likeliest of several]
     #[arg(long = "as", value_enum, value_name = "KIND")]
     pub kind: Option<Kind>,
     /// Read v3 ids (fogfish/guid v3): drift codes 0..=7, fixed-width base62, 128-bit ids (a 36-character UUID reads as one)
@@ -317,12 +324,15 @@ pub struct InspectArgs {
     /// Read v2 ids and print the v3 id of each (Go's FromV2: node, time and sequence kept, the drift widened)
     #[arg(long, conflicts_with = "v3")]
     pub from_v2: bool,
-    /// The form of the ids [default: whichever gives a valid id]
+    /// The form of the ids [default: whichever gives a valid id, the likeliest of several]
     #[arg(long, value_enum, value_name = "FORM")]
     pub from: Option<Form>,
     /// Read every id as a sno string (muyo/sno: 16 characters of 2-9a-x) and print its parts: time, meta, partition, seq, tick
     #[arg(long, conflicts_with_all = ["kind", "v3", "from_v2", "from"])]
     pub sno: bool,
+    /// Read every id as a 64-bit flake id of noeqd's layout (what gen --remote --flake prints: 16 hex digits, or an int) and print its parts: time, node (datacenter, worker), seq
+    #[arg(long, conflicts_with_all = ["kind", "v3", "from_v2", "sno"])]
+    pub flake: bool,
     /// Find every id in each line of text (logs), rather than read each line as one id; what is no id is skipped
     #[arg(long)]
     pub extract: bool,

@@ -159,6 +159,15 @@ impl Token<'_> {
         }
     }
 
+    /// The flake id this token is (`--flake`): a bare run of 16 hex digits
+    /// or of decimal digits, as `inspect --flake` reads a line.
+    pub fn flake(&self, from: Option<Form>) -> Option<Reading> {
+        match self.quote {
+            Quote::Star => None,
+            _ => form::decode_flake(self.run, from).ok(),
+        }
+    }
+
     /// The sno id this token is (`--sno`): a bare run of 16 characters of
     /// sno's alphabet.
     pub fn sno(&self) -> Option<Reading> {

@@ -58,6 +58,7 @@
 use clap::ValueEnum;
 use data_encoding::{DecodeKind, HEXLOWER_PERMISSIVE};
 use guid::Id as _;
+use guid::flake::Layout;
 use guid::sno::Sno;
 use guid::{Guid, Luid, v3};
 use serde::de::DeserializeOwned;
@@ -174,6 +175,33 @@ impl Form {
     }
 }
 
+/// Reads `input` as a 64-bit flake id of noeqd's layout (`--flake`): 16
+/// hex digits are its hex, any other run of digits its int, unless `form`
+/// (`--from int` or `hex`) says which.
+pub fn decode_flake(input: &[u8], form: Option<Form>) -> Result<Reading, String> {
+    let hex16 = input.len() == 2 * 8 && input.iter().all(u8::is_ascii_hexdigit);
+    let form = form.unwrap_or(if hex16 { Form::Hex } else { Form::Int });
+    let value = match form {
+        Form::Hex => {
+            let mut bytes = [0; 8];
+            hex(input, &mut bytes).map(|()| u64::from_be_bytes(bytes))
+        }
+        Form::Int => int(input),
+        _ => return Err(FLAKE_FORMS.to_owned()),
+    };
+    let value = value.map_err(|why| format!("not a flake id: {why}"))?;
+    match Layout::NOEQD.decompose(value) {
+        Ok(_) => Ok(Reading {
+            form,
+            id: Id::Flake(value),
+        }),
+        Err(_) => Err("not a flake id: its sign bit is set (a flake id has 63 bits)".to_owned()),
+    }
+}
+
+/// Why a form other than int or hex is no flake id's.
+pub const FLAKE_FORMS: &str = "a flake id is read as an int or as 16 hex digits: --from int or hex";
+
 /// Every form with every kind.
 const READINGS: [(Form, Kind); 10] = [
     (Form::String, Kind::G),
@@ -264,9 +292,10 @@ impl Reading {
 
     /// What it is, in messages: "base62 of a global id", "a sno string".
     fn what(self) -> String {
-        match self.id.kind() {
-            Some(kind) => format!("{} of a {} id", self.form.what(), kind.noun()),
-            None => "a sno string".to_owned(),
+        match (self.id.kind(), self.id) {
+            (Some(kind), _) => format!("{} of a {} id", self.form.what(), kind.noun()),
+            (None, Id::Flake(_)) => format!("{} of a flake id", self.form.what()),
+            (None, _) => "a sno string".to_owned(),
         }
     }
 
@@ -321,7 +350,7 @@ impl Reading {
 }
 
 /// What an input reads as under the flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Decoded {
     /// One id (every reading that is valid gives it).
     One {
@@ -331,8 +360,8 @@ pub enum Decoded {
         /// spelling only: the evidence it gives (module docs, rule 3).
         shows: Option<Spelling>,
     },
-    /// Different ids: ambiguous.
-    Several(Several),
+    /// Different ids: ambiguous (boxed: an array of readings).
+    Several(Box<Several>),
 }
 
 impl Decoded {
@@ -355,7 +384,7 @@ impl Decoded {
                 reading: *reading,
                 shows,
             }),
-            _ => Some(Decoded::Several(Several { found })),
+            _ => Some(Decoded::Several(Box::new(Several { found }))),
         }
     }
 }

@@ -1,8 +1,9 @@
-//! Every kind of id of both generations, and sno's, as one value: what a line was
+//! Every kind of id of both generations, sno's and flake ids, as one value: what a line was
 //! read as. Everything done with it is generic over [`guid::Id`].
 
 use clap::ValueEnum;
 use guid::Id as _;
+use guid::flake::Layout;
 use guid::sno::Sno;
 use guid::{Drift, Guid, Luid, v3};
 
@@ -54,6 +55,8 @@ pub enum Id {
     X(v3::Xuid),
     /// An id of muyo/sno.
     Sno(Sno),
+    /// A 64-bit flake id of noeqd's layout (`gen --remote --flake`).
+    Flake(u64),
 }
 
 impl Id {
@@ -66,16 +69,17 @@ impl Id {
             Id::L3(v) => Report::of(v),
             Id::X(v) => Report::of(v),
             Id::Sno(v) => Ok(Report::of_sno(v)),
+            Id::Flake(v) => Ok(Report::of_flake(v)),
         }
     }
 
-    /// Its kind; none for a sno id.
+    /// Its kind; none for a sno or flake id.
     pub fn kind(self) -> Option<Kind> {
         match self {
             Id::G(_) | Id::G3(_) => Some(Kind::G),
             Id::L(_) | Id::L3(_) => Some(Kind::L),
             Id::X(_) => Some(Kind::X),
-            Id::Sno(_) => None,
+            Id::Sno(_) | Id::Flake(_) => None,
         }
     }
 
@@ -88,12 +92,13 @@ impl Id {
             Id::L3(v) => v.time(),
             Id::X(v) => v.time(),
             Id::Sno(v) => v.unix_ns(),
+            Id::Flake(v) => Layout::NOEQD.time_of(v).map_or(u64::MAX, guid::unix_nanos),
         }
     }
 
     /// Whether its drift code is its generation's default (3 in v2, 4 in
     /// v3), the one `gen` and `compose` give without `--drift` or
-    /// `--drift-code`; a sno id has none.
+    /// `--drift-code`; a sno or flake id has none.
     pub fn of_default_drift(self) -> bool {
         let (v2, v3) = (Drift::DEFAULT.code(), v3::Drift::DEFAULT.code());
         match self {
@@ -102,7 +107,7 @@ impl Id {
             Id::G3(v) => v.drift().code() == v3,
             Id::L3(v) => v.drift().code() == v3,
             Id::X(v) => v.drift().code() == v3,
-            Id::Sno(_) => false,
+            Id::Sno(_) | Id::Flake(_) => false,
         }
     }
 

@@ -19,6 +19,17 @@ pub const LINE_MAX: usize = 1024;
 /// for each `-`). A bad id is reported and skipped; the status says
 /// whether there was one.
 pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
+    if args.flake
+        && args
+            .from
+            .is_some_and(|f| !matches!(f, Form::Int | Form::Hex))
+    {
+        output::error(format_args!(
+            "--flake goes with --from int or hex only: {}",
+            form::FLAKE_FORMS
+        ));
+        return Ok(Status::Usage);
+    }
     let mut inspect = Inspect {
         args,
         out,
@@ -142,7 +153,9 @@ impl<W: Write> Inspect<'_, W> {
     /// or, while an ambiguous id waits for evidence, after it.
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
         let args = self.args;
-        let read = if args.sno {
+        let read = if args.flake {
+            form::decode_flake(input, args.from).map(Decoded::of)
+        } else if args.sno {
             Sno::parse_bytes(input)
                 .map(|id| {
                     Decoded::of(Reading {
@@ -247,9 +260,10 @@ impl<W: Write> Inspect<'_, W> {
             return Ok(());
         };
         let args = self.args;
-        let read = match args.sno {
-            true => token.sno().map(Decoded::of),
-            false => token.read(args.kind, args.from, args.v3, !args.from_v2),
+        let read = match (args.flake, args.sno) {
+            (true, _) => token.flake(args.from).map(Decoded::of),
+            (_, true) => token.sno().map(Decoded::of),
+            _ => token.read(args.kind, args.from, args.v3, !args.from_v2),
         };
         let choice = match read {
             None => return Ok(()),

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use data_encoding::HEXLOWER;
 use guid::Id;
+use guid::flake::Layout;
 use guid::sno::Sno;
 use serde::Serialize;
 
@@ -17,7 +18,7 @@ pub struct Report {
     /// on, from 1; otherwise absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<u64>,
-    /// `"g"`, `"l"`, `"x"` or `"sno"`.
+    /// `"g"`, `"l"`, `"x"`, `"sno"` or `"flake"`.
     kind: &'static str,
     /// With `inspect`: the form the id was read in (a `--from` value);
     /// otherwise absent.
@@ -36,6 +37,8 @@ enum Parts {
     Guid(GuidParts),
     /// An id of muyo/sno.
     Sno(SnoParts),
+    /// A flake id of noeqd's layout.
+    Flake(FlakeParts),
 }
 
 /// The parts and encodings of a global, local or 128-bit id.
@@ -82,6 +85,29 @@ struct SnoParts {
     tick: u8,
 }
 
+/// The parts and encodings of a 64-bit flake id of noeqd's layout:
+/// `((ms - epoch) << 22) | (datacenter << 17) | (worker << 12) | seq`.
+#[derive(Serialize, Debug)]
+struct FlakeParts {
+    /// The value in decimal, a string: JSON numbers past 2^53 lose digits
+    /// in many readers.
+    int: String,
+    /// Lowercase hex of the 8 big-endian bytes.
+    hex: String,
+    /// Unix nanoseconds: the start of the id's millisecond.
+    time_ns: u64,
+    /// The same time as RFC 3339 UTC with nanoseconds.
+    time: String,
+    /// The 10-bit node: `datacenter << 5 | worker`.
+    node: u64,
+    /// The node's datacenter, 0..=31.
+    datacenter: u64,
+    /// The node's worker, 0..=31.
+    worker: u64,
+    /// The sequence number, 0..=4095.
+    seq: u64,
+}
+
 impl Report {
     /// Describes `id`, of either generation.
     pub fn of<I: Id + Serialize>(id: I) -> serde_json::Result<Report> {
@@ -122,6 +148,27 @@ impl Report {
                 partition: id.partition(),
                 seq: id.sequence(),
                 tick: id.tick().into(),
+            }),
+        }
+    }
+
+    /// Describes a flake id of noeqd's layout (one whose sign bit is clear).
+    pub fn of_flake(id: u64) -> Report {
+        let parts = Layout::NOEQD.decompose(id).unwrap_or_default();
+        let time = guid::unix_nanos(Layout::NOEQD.time(parts.time));
+        Report {
+            line: None,
+            kind: "flake",
+            form: None,
+            parts: Parts::Flake(FlakeParts {
+                int: id.to_string(),
+                hex: HEXLOWER.encode(&id.to_be_bytes()),
+                time_ns: time,
+                time: Utc(time).to_string(),
+                node: parts.node,
+                datacenter: parts.node >> 5,
+                worker: parts.node & 31,
+                seq: parts.seq,
             }),
         }
     }

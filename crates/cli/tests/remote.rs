@@ -7,8 +7,10 @@ use guid::Id;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStderr, Command, Stdio};
 
-use common::{command, guid, run_with};
+use common::{command, guid, guid_stdin, run_with};
 use guid::Guid;
+use guid::flake::Layout;
+use serde_json::{Value, json};
 
 /// A `guid serve` child on ports chosen by the system.
 struct Serve {
@@ -132,6 +134,155 @@ fn flake_ids_from_the_service() {
     ]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("int or hex"), "{}", run.stderr);
+}
+
+/// The object `inspect --flake` prints of a flake id of noeqd's layout
+/// read in `form`, without its `time` text.
+fn flake_object(id: u64, form: &str) -> Value {
+    let parts = Layout::NOEQD.decompose(id).expect("a flake id");
+    let time = guid::unix_nanos(Layout::NOEQD.time(parts.time));
+    json!({
+        "kind": "flake",
+        "form": form,
+        "int": id.to_string(),
+        "hex": format!("{id:016x}"),
+        "time_ns": time,
+        "node": parts.node,
+        "datacenter": parts.node >> 5,
+        "worker": parts.node & 31,
+        "seq": parts.seq,
+    })
+}
+
+/// Each object of `run` without its `time` text (checked to be a string).
+fn timeless(run: &common::Run) -> Vec<Value> {
+    let mut objects = run.objects();
+    for o in &mut objects {
+        let time = o.as_object_mut().and_then(|o| o.remove("time"));
+        assert!(time.is_some_and(|t| t.is_string()), "{run:?}");
+    }
+    objects
+}
+
+/// What `gen --remote --flake` prints, as int or hex, reads back with
+/// `inspect --flake`: in a stream, alone, and found by `--extract
+/// --flake`, with the parts of noeqd's layout (time, datacenter, worker,
+/// sequence) and every form. And the 96-bit ids of `gen --remote` read
+/// back without flags.
+#[test]
+fn remote_ids_read_back() {
+    let serve = Serve::start(None);
+    for format in ["int", "hex"] {
+        let start = guid::unix_nanos(std::time::SystemTime::now());
+        let made = guid([
+            "gen",
+            "--remote",
+            &serve.flake,
+            "--flake",
+            "--format",
+            format,
+            "-n",
+            "50",
+        ]);
+        assert_eq!((made.code, made.stderr.as_str()), (0, ""), "{made:?}");
+        let ids: Vec<u64> = made
+            .lines()
+            .iter()
+            .map(|l| match format {
+                "int" => l.parse().expect("an int"),
+                _ => u64::from_str_radix(l, 16).expect("hex"),
+            })
+            .collect();
+        let want: Vec<Value> = ids.iter().map(|&id| flake_object(id, format)).collect();
+        for o in &want {
+            assert_eq!((&o["datacenter"], &o["worker"]), (&json!(3), &json!(9)));
+            let time = o["time_ns"].as_u64().expect("a time");
+            assert!(
+                time + 1_000_000 >= start && time < start + 60_000_000_000,
+                "{o}"
+            );
+        }
+        let run = guid_stdin(["inspect", "--flake"], made.stdout.as_bytes());
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        assert_eq!(timeless(&run), want);
+        let run = guid_stdin(
+            ["inspect", "--flake", "--from", format],
+            made.stdout.as_bytes(),
+        );
+        assert_eq!(timeless(&run), want);
+        for (line, want) in made.lines().iter().zip(&want).take(3) {
+            let run = guid(["inspect", "--flake", line]);
+            assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+            assert_eq!(timeless(&run), std::slice::from_ref(want));
+        }
+        let text: String = made
+            .lines()
+            .iter()
+            .map(|l| format!("at=1 id={l} ok\n"))
+            .collect();
+        let run = guid_stdin(["inspect", "--extract", "--flake"], text.as_bytes());
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        let found: Vec<Value> = timeless(&run)
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut o)| {
+                let line = o.as_object_mut().and_then(|o| o.remove("line"));
+                assert_eq!(line, Some(json!(i + 1)));
+                o
+            })
+            .collect();
+        assert_eq!(found, want);
+    }
+
+    let made = guid(["gen", "--remote", &serve.global, "-n", "50"]);
+    let run = guid_stdin(["inspect"], made.stdout.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let strings: Vec<Value> = run.objects().iter().map(|o| o["string"].clone()).collect();
+    assert_eq!(strings, made.lines());
+    for line in made.lines().iter().take(3) {
+        let run = guid(["inspect", line]);
+        assert_eq!(
+            (run.code, &run.objects()[0]["string"]),
+            (0, &json!(line)),
+            "{run:?}"
+        );
+    }
+}
+
+/// A value that is no flake id of noeqd's layout (the sign bit set, not
+/// a number, the wrong length of hex) is refused, named; `--flake` goes
+/// with no other reading's flag.
+#[test]
+fn inspect_flake_refuses_what_is_no_flake_id() {
+    let run = guid([
+        "inspect",
+        "--flake",
+        "9223372036854775808",
+        "12ab",
+        "fffffffffffffff",
+        "x",
+        "5",
+    ]);
+    assert_eq!(run.code, 3, "{run:?}");
+    let objects = timeless(&run);
+    assert_eq!(objects, [flake_object(5, "int")]);
+    assert_eq!(run.stderr.lines().count(), 4, "{run:?}");
+    assert!(
+        run.stderr
+            .lines()
+            .all(|l| l.starts_with("error: invalid id '"))
+    );
+    assert!(run.stderr.contains("sign bit"), "{run:?}");
+    for flags in [
+        &["--v3"][..],
+        &["--sno"],
+        &["--as", "l"],
+        &["--from-v2"],
+        &["--from", "string"],
+    ] {
+        let run = guid(["inspect", "--flake"].iter().chain(flags).chain(&["5"]));
+        assert_eq!(run.code, 2, "{flags:?}: {run:?}");
+    }
 }
 
 #[test]
