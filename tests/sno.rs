@@ -300,11 +300,9 @@ fn threads_never_repeat() {
     assert_eq!(all.len(), THREADS * PER);
 }
 
-/// sno waits when a unit's sequence runs out; this generator borrows the
-/// next unit at once and never repeats, whatever the clock does.
-#[test]
-fn overflow_and_steps_back_never_wait_nor_repeat() {
-    let t0 = EPOCH_NS + 10_000 * UNIT_NS;
+/// A generator of the smallest pool (6 sequences a unit), partition 1, on
+/// a mock clock at `t0`.
+fn smallest_pool(t0: u64) -> (MockTime, Generator) {
     let time = MockTime::new(t0);
     let generator = Generator::builder()
         .partition(1)
@@ -313,6 +311,15 @@ fn overflow_and_steps_back_never_wait_nor_repeat() {
         .time(time.clone())
         .build()
         .unwrap();
+    (time, generator)
+}
+
+/// sno waits when a unit's sequence runs out; this generator borrows the
+/// next unit at once and never repeats, whatever the clock does.
+#[test]
+fn overflow_and_steps_back_never_wait_nor_repeat() {
+    let t0 = EPOCH_NS + 10_000 * UNIT_NS;
+    let (time, generator) = smallest_pool(t0);
     let started = std::time::Instant::now();
     let mut seen = HashSet::new();
     let mut push = |id: Sno| assert!(seen.insert(id), "repeated {id}");
@@ -362,14 +369,7 @@ fn overflow_and_steps_back_never_wait_nor_repeat() {
 #[test]
 fn ids_lent_more_than_a_second_ahead_still_increase() {
     let t0 = EPOCH_NS + 10_000 * UNIT_NS;
-    let time = MockTime::new(t0);
-    let generator = Generator::builder()
-        .partition(1)
-        .sequence_min(0)
-        .sequence_max(5)
-        .time(time.clone())
-        .build()
-        .unwrap();
+    let (time, generator) = smallest_pool(t0);
     let mut last = generator.next(0);
     let mut next = |what: &str| {
         let id = generator.next(0);
