@@ -144,8 +144,6 @@ mod fork;
 mod guid;
 #[cfg(feature = "std")]
 mod health;
-#[cfg(feature = "std")]
-pub mod horizon;
 mod id;
 #[cfg(feature = "std")]
 mod id_clock;

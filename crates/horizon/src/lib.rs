@@ -2,7 +2,9 @@
 //! restarted clock never goes back into time already used.
 //!
 //! ```
-//! use guid::horizon::{self, Rule};
+//! use std::time::{SystemTime, UNIX_EPOCH};
+//!
+//! use guid_horizon::{self as horizon, Rule};
 //!
 //! let dir = std::env::temp_dir().join(format!("kguid-horizon-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
@@ -12,7 +14,7 @@
 //! // Replies carry ids up to 1 ms past the clock; keep 2 s in reserve.
 //! let rule = Rule::new(1_000_000, 2_000_000_000);
 //! let saved = horizon::read(&path)?.unwrap_or(0);
-//! let now = guid::unix_nanos(std::time::SystemTime::now());
+//! let now = u64::try_from(SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos())?;
 //! assert!(rule.due(saved, now));
 //! let next = rule.next(saved, now);
 //! horizon::write(&path, next)?; // before any id passes `saved`
@@ -29,7 +31,7 @@
 //! most the reserve (the ids of the next start run at most that far ahead
 //! of the wall clock). The guid service's `--state` file, the PostgreSQL
 //! extension's `kguid.horizon` and the fence of the lease stores all keep
-//! one; this module is what they share:
+//! one; this crate is what they share:
 //!
 //! - [`Rule`], the arithmetic: how far ahead to save, when a save is
 //!   needed before an id may go out, and when one is due early;
@@ -45,6 +47,13 @@
 //! number with no leading zero, then one `\n` (a file cut short has none).
 //! It is what `format!("{ns}\n")` writes for a non-zero `ns`, and so every
 //! file the service and the extension have written.
+//!
+//! This is the file I/O and the `flock` of the ids of
+//! [`kguid`](https://docs.rs/kguid) (library `guid`), kept out of that
+//! crate, whose ids and encodings build `no_std`. Only Unix has the lock:
+//! elsewhere [`Lock::try_new`] fails with `Unsupported`.
+
+#![deny(missing_docs)]
 
 mod file;
 mod lock;
@@ -54,6 +63,10 @@ pub use self::file::{
     remove, try_write, write, write_bytes,
 };
 pub use self::lock::{Lock, LockError, lock_path};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// How far ahead of the ids a horizon is kept, and when it must move.
 ///

@@ -22,8 +22,8 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use guid::horizon::Rule;
 use guid::nanos;
+use guid_horizon::Rule;
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};

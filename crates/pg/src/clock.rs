@@ -15,7 +15,7 @@
 //! the last id, after a kill of the postmaster at most [`AHEAD`] ahead of
 //! the wall clock at the kill.
 //!
-//! The file is [`guid::horizon`]'s, as the guid service's state file is:
+//! The file is [`guid_horizon`]'s, as the guid service's state file is:
 //! read only if it is a small regular file, in its one strict format (the
 //! digits of a non-zero number, no sign or leading zero, one newline), and
 //! written atomically (a new temporary file beside it, created anew,
@@ -49,9 +49,9 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
 use std::time::{Duration, UNIX_EPOCH};
 
 use guid::clock::{Builder, Generation};
-use guid::horizon::{self, ReadError, Rule};
 use guid::v3::{self, Xuid};
 use guid::{Clock, Id};
+use guid_horizon::{self as horizon, ReadError, Rule};
 use pgrx::PgSqlErrorCode::{
     ERRCODE_IO_ERROR, ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, ERRCODE_READ_ONLY_SQL_TRANSACTION,
 };
@@ -65,7 +65,7 @@ use crate::{fail, functions};
 /// the wall clock comes within half of it.
 const AHEAD: Duration = Duration::from_secs(2);
 
-/// [`AHEAD`] as [`guid::horizon`]'s rule: a span of 0, for each id's own
+/// [`AHEAD`] as [`guid_horizon`]'s rule: a span of 0, for each id's own
 /// time is covered before it is returned ([`Shared::issue`]).
 const RULE: Rule = Rule::new(0, AHEAD.as_nanos() as u64);
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use guid::horizon::{self, ReadError};
+use guid_horizon::{self as horizon, ReadError};
 
 /// The bytes of the file `path` (`None` if there is none), read only if it
 /// is a regular file of at most `max` bytes, and never more than that: a

@@ -10,7 +10,7 @@
 //!
 //! The rule (how far ahead, when a save is needed or due), the strict
 //! format, the atomic write, the read and the lock are
-//! [`guid::horizon`]'s; this module adds the server's side: the saved
+//! [`guid_horizon`]'s; this module adds the server's side: the saved
 //! horizon shared by the connections, the save counters, and one lock per
 //! state file in this process.
 //!
@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, Weak};
 
 use guid::flake::Layout;
-use guid::horizon::{self as file, LockError, Rule};
+use guid_horizon::{self as file, LockError, Rule};
 
 use crate::error::Error;
 use crate::flag_file;
