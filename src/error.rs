@@ -90,9 +90,16 @@ pub enum ErrorKind {
         /// The two variant bits found.
         variant: u8,
     },
-    /// A clock with a chosen node was used in a forked child of the process
-    /// that built it, where it would repeat its parent's ids.
+    /// A clock with a chosen node (a 96-bit clock's chosen node, every flake
+    /// clock's, every sno generator's partition) was used in a forked child
+    /// of the process that built it, where it would repeat its parent's ids.
     Forked,
+    /// A 96-bit clock has used up its 47-bit tick range (the year 2554):
+    /// its time source reports a time past the range, or it was restored at
+    /// the range's end, and it refuses rather than wrap to 1970. (The flake
+    /// clock and the sno generator report the end of their ranges as
+    /// [`ErrorKind::Part`] of their time.)
+    UsedUp,
     /// An inverse clock, whose ids decrease, where ids must increase (a
     /// clock resumed after a time, or fenced by one).
     Inverse,
@@ -183,6 +190,10 @@ impl fmt::Display for Error {
             ErrorKind::Forked => f.write_str(
                 "clock used in a forked child, where it would repeat its parent's ids: \
                  build the child's clock in the child",
+            ),
+            ErrorKind::UsedUp => f.write_str(
+                "the clock has used up its 47-bit tick range (the year 2554): its time source \
+                 reports a time past the range, or a restored state was at its end",
             ),
             ErrorKind::Inverse => f.write_str(
                 "an inverse clock's ids decrease: it cannot resume after a time nor be fenced by one",

@@ -23,11 +23,9 @@
 //! check.
 
 use std::ptr;
-#[cfg(unix)]
-use std::sync::atomic::Ordering::Release;
 use std::sync::atomic::{
     AtomicPtr, AtomicU32,
-    Ordering::{Acquire, Relaxed, SeqCst},
+    Ordering::{Acquire, Relaxed, Release, SeqCst},
 };
 
 /// With a wiped page: the latest generation any process of this line was
@@ -37,7 +35,7 @@ static FORKS: AtomicU32 = AtomicU32::new(1);
 
 /// The fork word of a clock shared with the processes forked after it
 /// (`Builder::shared_with_forks`): one generation for all of them.
-pub(crate) static SHARED: AtomicU32 = AtomicU32::new(1);
+static SHARED: AtomicU32 = AtomicU32::new(1);
 
 /// The word clocks compare: the generation on the wiped page, or null for
 /// [`FORKS`].
@@ -161,12 +159,176 @@ extern "C" fn child() {
     }
 }
 
+/// Where state keeps the fork generation it belongs to: fixed for its
+/// life (`u32`), moved on by one thread (`Cell<u32>`), or moved on by
+/// whichever thread first meets a fork (an atomic, published with
+/// `Release` after what it guards and read with `Acquire`).
+pub(crate) trait Slot: Sized {
+    /// A slot holding `forks`.
+    fn hold(forks: u32) -> Self;
+    /// The generation held.
+    fn get(&self) -> u32;
+    /// Holds `forks` from now on.
+    fn set(&self, forks: u32);
+}
+
+impl Slot for u32 {
+    fn hold(forks: u32) -> Self {
+        forks
+    }
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        *self
+    }
+    fn set(&self, _: u32) {
+        unreachable!("a fixed generation is never moved on")
+    }
+}
+
+impl Slot for std::cell::Cell<u32> {
+    fn hold(forks: u32) -> Self {
+        std::cell::Cell::new(forks)
+    }
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        std::cell::Cell::get(self)
+    }
+    #[inline(always)]
+    fn set(&self, forks: u32) {
+        std::cell::Cell::set(self, forks);
+    }
+}
+
+impl Slot for AtomicU32 {
+    fn hold(forks: u32) -> Self {
+        AtomicU32::new(forks)
+    }
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        self.load(Acquire)
+    }
+    #[inline(always)]
+    fn set(&self, forks: u32) {
+        self.store(forks, Release);
+    }
+}
+
+#[cfg(loom)]
+impl Slot for loom::sync::atomic::AtomicU32 {
+    fn hold(forks: u32) -> Self {
+        loom::sync::atomic::AtomicU32::new(forks)
+    }
+    #[inline(always)]
+    fn get(&self) -> u32 {
+        self.load(Acquire)
+    }
+    #[inline(always)]
+    fn set(&self, forks: u32) {
+        self.store(forks, Release);
+    }
+}
+
+/// The one fork check of the crate: the fork generation some state
+/// belongs to, beside the word of the process's generation. Every clock,
+/// the ticker, each [`Reserved`](crate::clock::Reserved) handle, the sno
+/// generator and [`ForkGuard`] hold one and ask [`Owner::forked`], one
+/// relaxed load of the word and one of the slot, before using state a
+/// forked child must not use as its parent's.
+#[derive(Clone, Copy)]
+pub(crate) struct Owner<S> {
+    /// The process's generation word ([`word`]), or [`SHARED`].
+    word: &'static AtomicU32,
+    forks: S,
+}
+
+impl<S: Slot> Owner<S> {
+    /// State of the calling process.
+    pub(crate) fn new() -> Owner<S> {
+        Owner {
+            word: word(),
+            forks: S::hold(generation()),
+        }
+    }
+
+    /// State of no process yet, until [`Owner::adopt`]ed: 0, never a
+    /// generation. (A wiped word, not yet re-armed, reads 0 too: state
+    /// held this way must be empty until adopted, as a ticker's reading
+    /// and a handle's block are.)
+    pub(crate) fn none() -> Owner<S> {
+        Owner {
+            word: word(),
+            forks: S::hold(0),
+        }
+    }
+
+    /// State that every process forked after it shares (memory mapped
+    /// shared, `Builder::shared_with_forks`): never forked.
+    pub(crate) fn shared() -> Owner<S> {
+        Owner {
+            word: &SHARED,
+            forks: S::hold(SHARED.load(Relaxed)),
+        }
+    }
+
+    /// Whether this process is a forked child of the one the state belongs
+    /// to (or the state belongs to none yet). A wiped page reads 0, which
+    /// no owner holds once adopted.
+    #[inline(always)]
+    pub(crate) fn forked(&self) -> bool {
+        self.word.load(Relaxed) != self.forks.get()
+    }
+
+    /// Makes the state this process's (re-arming a wiped page), published
+    /// after whatever the caller stored before; the generation.
+    #[cold]
+    pub(crate) fn adopt(&self) -> u32 {
+        let forks = if ptr::eq(self.word, &SHARED) {
+            SHARED.load(Relaxed)
+        } else {
+            generation()
+        };
+        self.forks.set(forks);
+        forks
+    }
+}
+
+impl Owner<AtomicU32> {
+    /// Makes the state this process's if it is not yet, for one caller:
+    /// true for the caller that did (the others, and later callers of the
+    /// same process, get false until [`Owner::release`]). A parent's
+    /// claim, copied by a fork, is taken over.
+    pub(crate) fn claim(&self) -> bool {
+        let forks = generation();
+        let held = self.forks.load(Relaxed);
+        held != forks
+            && self
+                .forks
+                .compare_exchange(held, forks, Acquire, Relaxed)
+                .is_ok()
+    }
+
+    /// Gives up a [`Owner::claim`]: the state is no process's.
+    pub(crate) fn release(&self) {
+        self.forks.store(0, Release);
+    }
+}
+
+impl<S: Slot> std::fmt::Debug for Owner<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Owner")
+            .field("forks", &self.forks.get())
+            .finish()
+    }
+}
+
 /// Tells whether the process is a forked child of the one that made the
 /// guard: for state that, like a clock's, must not be used by both.
 ///
 /// Made in one process, [`ForkGuard::forked`] is false there and true in
 /// every child forked after it (and in their children). It costs one
 /// relaxed load per check. On platforms without `fork` it is never true.
+/// It is the check every clock of the crate makes before its ids (see the
+/// [clock module's table](crate::clock#failing)).
 ///
 /// On Linux 4.14 and later (and Android) it sees every child, however it
 /// was made: the C library's `fork()`, glibc's `_Fork()`, or the raw `fork`
@@ -181,26 +343,18 @@ extern "C" fn child() {
 /// assert!(!guard.forked());
 /// ```
 #[derive(Clone, Copy)]
-pub struct ForkGuard {
-    /// The process's generation word ([`word`]).
-    word: &'static AtomicU32,
-    forks: u32,
-}
+pub struct ForkGuard(Owner<u32>);
 
 impl ForkGuard {
     /// A guard for the calling process.
     pub fn new() -> ForkGuard {
-        ForkGuard {
-            word: word(),
-            forks: generation(),
-        }
+        ForkGuard(Owner::new())
     }
 
     /// Whether this process is a forked child of the guard's.
     #[inline]
     pub fn forked(&self) -> bool {
-        // A wiped page reads 0, which no guard holds.
-        self.word.load(Relaxed) != self.forks
+        self.0.forked()
     }
 }
 
@@ -212,7 +366,7 @@ impl Default for ForkGuard {
 
 impl PartialEq for ForkGuard {
     fn eq(&self, other: &Self) -> bool {
-        self.forks == other.forks && ptr::eq(self.word, other.word)
+        self.0.forks == other.0.forks && ptr::eq(self.0.word, other.0.word)
     }
 }
 
@@ -221,7 +375,7 @@ impl Eq for ForkGuard {}
 impl std::fmt::Debug for ForkGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ForkGuard")
-            .field("forks", &self.forks)
+            .field("forks", &self.0.forks.get())
             .finish()
     }
 }
@@ -241,16 +395,16 @@ mod tests {
         }
         static WORD: AtomicU32 = AtomicU32::new(0);
         WORD.store(generation(), Relaxed);
-        let guard = ForkGuard {
+        let guard = ForkGuard(Owner {
             word: &WORD,
             forks: WORD.load(Relaxed),
-        };
+        });
         assert!(!guard.forked());
         let before = FORKS.load(SeqCst);
         WORD.store(0, Relaxed); // what the kernel does in a child
         assert!(guard.forked());
         let armed = rearm(&WORD);
-        assert!(armed > before && armed != guard.forks);
+        assert!(armed > before && armed != guard.0.forks);
         assert_eq!(WORD.load(Relaxed), armed);
         assert_eq!(rearm(&WORD), armed, "armed already: no new generation");
         assert!(guard.forked());

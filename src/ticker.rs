@@ -99,12 +99,11 @@ struct Word(AtomicU64);
 struct Inner {
     /// The published time, on a line of its own: written once a period.
     word: Word,
-    /// The process's fork generation word.
-    fork_word: &'static AtomicU32,
-    /// The generation whose thread publishes `word` (0: none).
-    forks: AtomicU32,
-    /// The generation of the process that is waking the thread (0: none).
-    waking: AtomicU32,
+    /// The fork generation whose thread publishes `word` (none at first).
+    fork: fork::Owner<AtomicU32>,
+    /// The fork generation of the process that is waking the thread
+    /// (none while no process is).
+    waking: fork::Owner<AtomicU32>,
     /// The thread, once started (a `Box<Thread>`).
     thread: AtomicPtr<Thread>,
     /// Readings published by callers since the thread last looked.
@@ -134,9 +133,8 @@ impl Ticker {
     fn with_period(source: Source, period: Duration) -> Ticker {
         Ticker(Arc::new(Inner {
             word: Word(AtomicU64::new(0)),
-            fork_word: fork::word(),
-            forks: AtomicU32::new(0),
-            waking: AtomicU32::new(0),
+            fork: fork::Owner::none(),
+            waking: fork::Owner::none(),
             thread: AtomicPtr::new(std::ptr::null_mut()),
             refreshed: AtomicU32::new(0),
             source,
@@ -215,10 +213,7 @@ impl Inner {
     #[inline(always)]
     fn load(&self) -> (u64, bool) {
         let word = self.word.0.load(Acquire);
-        (
-            word,
-            self.forks.load(Relaxed) == self.fork_word.load(Relaxed),
-        )
+        (word, !self.fork.forked())
     }
 
     #[inline(always)]
@@ -278,37 +273,31 @@ impl Inner {
     }
 
     fn wake(self: &Arc<Self>) {
-        let forks = fork::generation();
-        let waking = self.waking.load(Relaxed);
         // One reader of this process wakes the thread; the others read
         // the source meanwhile. A parent's mark, copied by a fork, is
         // taken over.
-        if waking == forks
-            || self
-                .waking
-                .compare_exchange(waking, forks, Acquire, Relaxed)
-                .is_err()
-        {
+        if !self.waking.claim() {
             return;
         }
         let ptr = self.thread.load(Acquire);
-        if self.forks.load(Acquire) == forks && !ptr.is_null() {
+        // The claim re-armed a wiped word: a parent's thread reads forked.
+        if !self.fork.forked() && !ptr.is_null() {
             // SAFETY: the pointer is a leaked `Box<Thread>`, replaced only
             // by the waker of a later generation, never in this one.
             unsafe { (*ptr).unpark() };
-        } else if !self.start(forks) {
+        } else if !self.start() {
             // No thread can be had: every read of this process goes to
             // the source, and the mark stays so that none tries again.
             return;
         }
-        self.waking.store(0, Release);
+        self.waking.release();
     }
 
-    /// Starts the thread for the fork generation `forks`.
-    fn start(self: &Arc<Self>, forks: u32) -> bool {
+    /// Starts the thread for this process's fork generation.
+    fn start(self: &Arc<Self>) -> bool {
         // A parent's reading, copied by a fork, is not this process's.
         self.word.0.store(0, Relaxed);
-        self.forks.store(forks, Release);
+        self.fork.adopt();
         let weak = Arc::downgrade(self);
         let spawned = std::thread::Builder::new()
             .name("guid-ticker".into())
@@ -462,7 +451,7 @@ mod tests {
         const T0: u64 = 1_717_200_000_000_000_000 >> 17 << 17;
         let later = T0 + (10 << 17);
         let ticker = Ticker::every(MockTime::new(later), Duration::from_secs(3_600));
-        ticker.0.forks.store(fork::generation(), Relaxed);
+        ticker.0.fork.adopt();
         ticker.0.word.0.store(T0 | FLAGS, Relaxed);
         let clock = crate::Clock::builder().time(ticker.clone()).build();
         let first = clock.g();

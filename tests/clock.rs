@@ -391,6 +391,56 @@ fn the_clock_refuses_rather_than_wrap_at_the_end_of_the_range() {
     }
 }
 
+/// The `try_` forms return [`guid::ErrorKind::UsedUp`] where the others
+/// panic, issue nothing and leave a batch untouched, in either direction;
+/// a reserved handle and the clock as an `IdClock` too. What is left is
+/// still issued after a refused batch.
+#[test]
+fn the_try_forms_return_used_up_at_the_end_of_the_range() {
+    use guid::{ErrorKind, IdClock};
+    for inverse in [false, true] {
+        let time = MockTime::new(u64::MAX);
+        let clock = mock_clock(&time, inverse);
+        let mut ids = vec![Guid::default(); 16_382];
+        clock.try_fill(&mut ids).unwrap();
+        let mut three = [Guid::default(); 3];
+        let e = clock.try_fill(&mut three).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UsedUp, "{e}");
+        assert_eq!(three, [Guid::default(); 3], "untouched");
+        let mut locals = [Luid::default(); 3];
+        assert_eq!(
+            clock.try_fill_l(&mut locals).unwrap_err().kind(),
+            ErrorKind::UsedUp
+        );
+        assert_eq!(locals, [Luid::default(); 3]);
+        assert_eq!(
+            IdClock::fill(&clock, &mut three).unwrap_err().kind(),
+            ErrorKind::UsedUp
+        );
+        ids.push(clock.try_g().unwrap());
+        assert_strict(&ids, inverse);
+        let (before, last) = (ids[ids.len() - 1].to_l64(), clock.try_l().unwrap());
+        assert!(if inverse {
+            last < before
+        } else {
+            last > before
+        });
+        assert_eq!(clock.try_g().unwrap_err().kind(), ErrorKind::UsedUp);
+        assert_eq!(clock.try_l().unwrap_err().kind(), ErrorKind::UsedUp);
+        assert_eq!(IdClock::next(&clock).unwrap_err().kind(), ErrorKind::UsedUp);
+        assert_eq!(
+            clock.try_fill(&mut []),
+            Ok(()),
+            "an empty batch needs no room"
+        );
+        let reserved = clock.reserved(64);
+        assert_eq!(reserved.try_g().unwrap_err().kind(), ErrorKind::UsedUp);
+        assert_eq!(reserved.try_l().unwrap_err().kind(), ErrorKind::UsedUp);
+        let msg = e.to_string();
+        assert!(msg.contains("used up its 47-bit tick range"), "{msg}");
+    }
+}
+
 /// A batch that would run past the end is refused whole, not wrapped.
 #[test]
 fn a_batch_past_the_end_of_the_range_is_refused() {

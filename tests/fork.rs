@@ -82,6 +82,52 @@ fn a_chosen_node_refuses_in_a_forked_child() {
     assert_eq!(parent.node(), 0x0bad_cafe, "the parent goes on");
 }
 
+/// The `try_` forms of a clock with a chosen node return
+/// [`ErrorKind::Forked`] in the child, where the others panic, and issue
+/// nothing: of both generations, of a reserved handle, of the clock as an
+/// `IdClock`. A local id made before the fork still gets its global id,
+/// with the chosen node. The parent goes on.
+#[test]
+fn the_try_forms_of_a_chosen_node_return_forked_in_a_child() {
+    use guid::{IdClock, v3};
+    let clock = Clock::builder().node(0x0bad_cafe).build();
+    let chosen = v3::Clock::builder().node(0x0bad_cafe_f00d).unwrap().build();
+    let (local, x) = (clock.l(), chosen.x());
+    let (child, parent) = fork_with(
+        || {
+            let forked = |e: guid::Error| u8::from(e.kind() == ErrorKind::Forked);
+            let mut ids = [Guid::default(); 4];
+            let mut xs = [v3::Xuid::default(); 4];
+            let reserved = clock.reserved(16);
+            vec![
+                forked(clock.try_g().unwrap_err()),
+                forked(clock.try_l().unwrap_err()),
+                forked(clock.try_fill(&mut ids).unwrap_err()),
+                forked(
+                    clock
+                        .try_fill_l(&mut [guid::Luid::default(); 2])
+                        .unwrap_err(),
+                ),
+                forked(IdClock::next(&clock).unwrap_err()),
+                forked(IdClock::fill(&clock, &mut ids).unwrap_err()),
+                forked(reserved.try_g().unwrap_err()),
+                forked(reserved.try_l().unwrap_err()),
+                forked(chosen.try_g().unwrap_err()),
+                forked(chosen.try_l().unwrap_err()),
+                forked(chosen.try_x().unwrap_err()),
+                forked(chosen.try_fill_x(&mut xs).unwrap_err()),
+                u8::from(ids == [Guid::default(); 4] && xs == [v3::Xuid::default(); 4]),
+                u8::from(clock.from_l64(local).node() == 0x0bad_cafe),
+                u8::from(chosen.x_from_l64(x.to_l64()) == x),
+            ]
+        },
+        || (clock.try_g().unwrap(), chosen.try_x().unwrap()),
+    );
+    assert_eq!(child, [1; 15]);
+    assert_eq!(parent.0.node(), 0x0bad_cafe, "the parent goes on");
+    assert!(parent.1 > x);
+}
+
 /// The flake clock's node is always chosen: in the child it returns an
 /// error, and the parent goes on.
 #[test]

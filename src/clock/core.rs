@@ -20,7 +20,7 @@
 //! the same forward time and issues the mirror of its states, `max_state -
 //! state`: the `max` of the forward clock is the inverse clock's `min`.
 
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::fork;
@@ -107,10 +107,8 @@ pub(crate) struct Core<U: Units, X = ()> {
     /// The node word the clock stamps, as the clock keeps it; rewritten
     /// only by [`Core::renode`].
     node: AtomicU64,
-    /// The process's fork generation word ([`fork::word`]).
-    fork_word: &'static std::sync::atomic::AtomicU32,
     /// The fork generation `node` belongs to.
-    forks: AtomicU32,
+    fork: fork::Owner<AtomicU32>,
     inverse: bool,
     units: U,
     /// The clock's own fields.
@@ -169,8 +167,7 @@ impl<U: Units, X> Core<U, X> {
             source,
             watch: Watch::new(not_before.unwrap_or(0)),
             node: AtomicU64::new(node),
-            fork_word: fork::word(),
-            forks: AtomicU32::new(fork::generation()),
+            fork: fork::Owner::new(),
             inverse,
             units,
             own,
@@ -208,8 +205,7 @@ impl<U: Units, X> Core<U, X> {
     /// belongs to: one load of the fork generation word per id.
     #[inline]
     pub(crate) fn node(&self) -> core::result::Result<u64, Forked> {
-        // 0 after a fork the process has not re-armed: never a generation.
-        if self.fork_word.load(Relaxed) != self.forks.load(Acquire) {
+        if self.fork.forked() {
             return Err(Forked);
         }
         Ok(self.node.load(Relaxed))
@@ -219,18 +215,16 @@ impl<U: Units, X> Core<U, X> {
     /// children share: their ids come from its one state word, so a child
     /// keeps the node.
     pub(crate) fn share_with_forks(&mut self) {
-        self.fork_word = &fork::SHARED;
-        self.forks = AtomicU32::new(fork::SHARED.load(Relaxed));
+        self.fork = fork::Owner::shared();
     }
 
     /// Gives this process's fork generation the node word `node`.
     #[cold]
     pub(crate) fn renode(&self, node: u64) {
-        let forks = fork::generation();
         // Threads racing here each store a node: any of them will do, as
         // long as it is stored before the generation that publishes it.
         self.node.store(node, Relaxed);
-        self.forks.store(forks, Release);
+        self.fork.adopt();
     }
 
     /// The state after the last id, as the clock issues it (for a fresh

@@ -19,6 +19,32 @@
 //! let (a, b) = two(&guid::v3::Clock::new());
 //! assert!(a < b);
 //! ```
+//!
+//! # Failing
+//!
+//! A clock makes no id that could repeat one: in a forked child (whose
+//! copy of the state would issue its parent's next ids) and at the end of
+//! its range it refuses. Every clock of the crate has a form that returns
+//! the refusal as an [`Error`]; the 96-bit clocks' Go-shaped
+//! forms (`g`, `l`, `x`, the fills), whose Go API returns an id, are thin
+//! wrappers of their `try_` forms that panic with its message. Every check
+//! for a fork is the one of [`ForkGuard`](crate::ForkGuard): which
+//! children are noticed is said there.
+//!
+//! | form | forked child, random node | forked child, chosen node | end of the range |
+//! |---|---|---|---|
+//! | [`Clock::try_g`], [`try_l`](Clock::try_l), [`try_fill`](Clock::try_fill), [`try_fill_l`](Clock::try_fill_l); v3's [`try_x`](Clock::try_x), [`try_fill_x`](Clock::try_fill_x); [`Reserved::try_g`], [`try_l`](Reserved::try_l) | draws a new random node before the child's first id, then issues | `Err`: [`ErrorKind::Forked`], nothing issued | `Err`: [`ErrorKind::UsedUp`] (the year 2554), nothing issued; a batch without room for all its ids is refused whole |
+//! | [`Clock::g`], [`l`](Clock::l), [`fill`](Clock::fill), [`fill_l`](Clock::fill_l); v3's [`x`](Clock::x), [`fill_x`](Clock::fill_x); [`Reserved::g`], [`l`](Reserved::l); [`g`], [`l`], `v3::g`, `v3::l`, `v3::x`; the ids' `now()` | as above | panics with the error's message (and the node) | panics with the error's message |
+//! | [`IdClock::next`], [`fill`](crate::IdClock::fill) of a 96-bit clock | as above | `Err`: `Forked` | `Err`: `UsedUp` |
+//! | [`Clock::from_l64`], v3's [`x_from_l64`](Clock::x_from_l64) (issue nothing) | stamps the new node | stamps the chosen node | — |
+//! | a clock built [`shared_with_forks`](Builder::shared_with_forks) | keeps its node: parent and child share the one state | keeps its node, likewise | as the form says |
+//! | [`flake::Clock::next`](crate::flake::Clock::next), [`fill`](crate::flake::Clock::fill) | — (its node is always chosen) | `Err`: `Forked` | `Err`: [`ErrorKind::Part`] named `"time"` |
+//! | [`sno::Generator::try_next`](crate::sno::Generator::try_next), [`next_with_time`](crate::sno::Generator::next_with_time) | — (its partition is fixed when built, random or not) | `Err`: `Forked` | `Err`: `Part` of the sno time (2079); `next_with_time`: [`ErrorKind::Range`] for a time outside 2010 to 2079 |
+//! | [`sno::Generator::next`](crate::sno::Generator::next) | — | panics | panics |
+//!
+//! A [`Ticker`](crate::Ticker) never fails: in a forked child, whose copy
+//! of its thread does not exist, its first read reads the source and
+//! starts a thread for the child.
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -135,7 +161,7 @@ impl<G: Generation> Units for G {
 /// | the source jumps forward | the new tick wins the `max`, sequence 0 (v3: 1) |
 /// | restart | [`Builder::not_before`] or [`Builder::restore`] start past every id made before |
 /// | the process forks | the child draws a new random node before its first id; a clock whose node was chosen refuses (see [Fork](#fork)) |
-/// | the tick range ends (year 2554) | `g()` panics rather than wrap (see [Panics](#panics)) |
+/// | the tick range ends (year 2554) | `try_g()` returns [`ErrorKind::UsedUp`], `g()` panics, rather than wrap (see [Panics](#panics)) |
 ///
 /// Steps back, borrowed ticks and the largest lead are counted off the
 /// common path and read with [`Clock::health`].
@@ -166,10 +192,14 @@ impl<G: Generation> Units for G {
 ///   `CONFIG_GUID_NODE_ID`) draws a new random node, so the child's global
 ///   ids differ from the parent's with no caller action;
 /// - a clock whose node was chosen (the builder's `node`, or
-///   `CONFIG_GUID_NODE_ID`) panics: two processes with one node and one
-///   state would repeat ids, and the node was somebody's choice, so the
-///   clock neither repeats nor picks another node behind the caller's back.
-///   Build the child's clock in the child, with a node of its own.
+///   `CONFIG_GUID_NODE_ID`) refuses: its `try_` forms return
+///   [`ErrorKind::Forked`], the others panic. Two processes with one node
+///   and one state would repeat ids, and the node was somebody's choice, so
+///   the clock neither repeats nor picks another node behind the caller's
+///   back. Build the child's clock in the child, with a node of its own.
+///
+/// Every form, on fork and at the end of the range: [the module's
+/// table](self#failing).
 ///
 /// Local ids carry no node: they are unique per clock, and a child's local
 /// ids, like another process's, may equal the parent's.
@@ -188,13 +218,15 @@ impl<G: Generation> Units for G {
 ///
 /// # Panics
 ///
-/// [`Clock::g`], [`Clock::l`] and the fills panic when the clock has used
-/// up its 47-bit tick range: the year 2554 for the wall clock, or sooner
-/// only if a custom time source reports a time past that range. Go's
-/// `G` returns an id, not an error, so a broken source cannot be reported
-/// any other way without wrapping around to 1970, which would repeat ids.
-/// Every start the builder accepts leaves ids to issue: an out-of-range
-/// [`Builder::not_before`] or [`Snapshot`] is an error there.
+/// [`Clock::g`], [`Clock::l`], v3's [`Clock::x`] and the fills panic
+/// where their `try_` forms ([`Clock::try_g`]…) return an error: when the
+/// clock has used up its 47-bit tick range ([`ErrorKind::UsedUp`]: the
+/// year 2554 for the wall clock, or sooner only if a custom time source
+/// reports a time past that range), and when a clock with a chosen node is
+/// used in a forked child ([`ErrorKind::Forked`]). Go's `G` returns an id,
+/// not an error, so these forms cannot report either any other way without
+/// repeating ids. Every start the builder accepts leaves ids to issue: an
+/// out-of-range [`Builder::not_before`] or [`Snapshot`] is an error there.
 #[repr(align(64))]
 pub struct Clock<G: Generation> {
     core: Core<G, Own<G::Drift>>,
@@ -234,22 +266,35 @@ impl<G: Generation> Clock<G> {
         self.core.is_inverse()
     }
 
-    /// A new global id (Go's `G`).
-    ///
-    /// Panics only as [the type says](#panics).
+    /// A new global id (Go's `G`): [`Clock::try_g`], panicking where it
+    /// fails (see [Panics](#panics)).
     #[inline]
     pub fn g(&self) -> G::Guid {
-        let (node, state) = self.take(1);
-        self.pack(node, state)
+        self.try_g().unwrap_or_else(|e| self.refuse(e))
     }
 
-    /// A new local id (Go's `L`).
-    ///
-    /// Panics only as [the type says](#panics).
+    /// A new global id, or the error of a chosen node in a forked child
+    /// ([`ErrorKind::Forked`]) or of a used-up tick range
+    /// ([`ErrorKind::UsedUp`]); nothing is issued on error (see [the
+    /// table](self#failing)).
+    #[inline]
+    pub fn try_g(&self) -> Result<G::Guid> {
+        let (node, state) = self.take(1)?;
+        Ok(self.pack(node, state))
+    }
+
+    /// A new local id (Go's `L`): [`Clock::try_l`], panicking where it
+    /// fails (see [Panics](#panics)).
     #[inline]
     pub fn l(&self) -> G::Local {
-        let (_, state) = self.take(1);
-        self.pack(0, state)
+        self.try_l().unwrap_or_else(|e| self.refuse(e))
+    }
+
+    /// A new local id, or the error of [`Clock::try_g`].
+    #[inline]
+    pub fn try_l(&self) -> Result<G::Local> {
+        let (_, state) = self.take(1)?;
+        Ok(self.pack(0, state))
     }
 
     /// A handle that hands out this clock's ids from blocks of `block`
@@ -260,13 +305,22 @@ impl<G: Generation> Clock<G> {
         Reserved::new(self, block)
     }
 
-    /// Fills `ids` with consecutive global ids from one read of the time.
+    /// Fills `ids` with consecutive global ids from one read of the time:
+    /// [`Clock::try_fill`], panicking where it fails (see
+    /// [Panics](#panics)).
     pub fn fill(&self, ids: &mut [G::Guid]) {
+        self.try_fill(ids).unwrap_or_else(|e| self.refuse(e));
+    }
+
+    /// Fills `ids` with consecutive global ids from one read of the time,
+    /// or leaves it untouched and returns the error of [`Clock::try_g`] (a
+    /// batch the range has no room for is refused whole).
+    pub fn try_fill(&self, ids: &mut [G::Guid]) -> Result<()> {
         if ids.is_empty() {
-            return;
+            return Ok(());
         }
         let n = ids.len() as u64;
-        let (node, first) = self.take(n);
+        let (node, first) = self.take(n)?;
         let code = G::code(self.drift());
         let inverse = self.is_inverse();
         // While the states' low bits (the tick within its window, and the
@@ -279,7 +333,8 @@ impl<G: Generation> Clock<G> {
             false => (first & low) + (n - 1) <= low,
         };
         if !counted {
-            return self.spread(ids, node, first);
+            self.spread(ids, node, first);
+            return Ok(());
         }
         // The counted bits (39 at most) are in the low half of the payload:
         // its high half is one value for the batch, and the low half counts
@@ -291,17 +346,28 @@ impl<G: Generation> Clock<G> {
             *id = G::Guid::from_halves(high, count);
             count = count.wrapping_add(step);
         }
+        Ok(())
     }
 
-    /// Fills `ids` with consecutive local ids from one read of the time.
+    /// Fills `ids` with consecutive local ids from one read of the time:
+    /// [`Clock::try_fill_l`], panicking where it fails (see
+    /// [Panics](#panics)).
     pub fn fill_l(&self, ids: &mut [G::Local]) {
-        self.fill_with(ids);
+        self.try_fill_l(ids).unwrap_or_else(|e| self.refuse(e));
     }
 
-    /// The global id of a local id made by this clock (Go's `FromL`).
+    /// Fills `ids` with consecutive local ids from one read of the time, or
+    /// leaves it untouched and returns the error of [`Clock::try_fill`].
+    pub fn try_fill_l(&self, ids: &mut [G::Local]) -> Result<()> {
+        self.try_fill_with(ids)
+    }
+
+    /// The global id of a local id made by this clock (Go's `FromL`),
+    /// stamped with [the node](Clock::node): it issues nothing, so it never
+    /// fails, in a forked child neither.
     pub fn from_l64(&self, local: G::Local) -> G::Guid {
         // Global ids carry the node's low 32 bits.
-        G::Guid::stamp(local.payload() as u64, self.current_node() & 0xffff_ffff)
+        G::Guid::stamp(local.payload() as u64, self.node_word() & 0xffff_ffff)
     }
 
     /// The state after the last id, to restore after a restart.
@@ -327,10 +393,8 @@ impl<G: Generation> Clock<G> {
     /// for a random node; a chosen node is reported as it is, though the
     /// clock refuses to make ids with it there).
     fn node_word(&self) -> u64 {
-        if self.core.own.chosen {
-            return self.core.node_word();
-        }
         self.current_node()
+            .unwrap_or_else(|_| self.core.node_word())
     }
 
     /// The tick of `t` in this clock's direction, for ids of a given time.
@@ -350,25 +414,27 @@ impl<G: Generation> Clock<G> {
     }
 
     /// The node and the first of `n >= 1` consecutive states, as the clock
-    /// issues them.
+    /// issues them, or the error of a chosen node in a forked child or of
+    /// a used-up range (nothing taken).
     #[inline(always)]
-    fn take(&self, n: u64) -> (u64, u64) {
-        let node = self.current_node();
+    fn take(&self, n: u64) -> Result<(u64, u64)> {
+        let node = self.current_node()?;
         match self.core.reserve(n) {
-            Ok(first) => (node, first),
-            Err(_) => used_up(self.is_inverse()),
+            Ok(first) => Ok((node, first)),
+            Err(_) => Err(used_up()),
         }
     }
 
     /// Fills `ids` with ids of consecutive states reserved with one read
-    /// of the time.
+    /// of the time, or leaves it untouched on error.
     #[inline]
-    pub(crate) fn fill_with<T: Id>(&self, ids: &mut [T]) {
+    pub(crate) fn try_fill_with<T: Id>(&self, ids: &mut [T]) -> Result<()> {
         if ids.is_empty() {
-            return;
+            return Ok(());
         }
-        let (node, first) = self.take(ids.len() as u64);
+        let (node, first) = self.take(ids.len() as u64)?;
         self.spread(ids, node, first);
+        Ok(())
     }
 
     /// Fills `ids` with the ids of the states from `first` on (down,
@@ -384,10 +450,10 @@ impl<G: Generation> Clock<G> {
     /// Reserves `n >= 1` consecutive states for a [`Reserved`] handle: the
     /// node and the first state in forward order.
     #[inline]
-    fn reserve_forward(&self, n: u64) -> (u64, u64) {
-        let (node, first) = self.take(n);
+    fn reserve_forward(&self, n: u64) -> Result<(u64, u64)> {
+        let (node, first) = self.take(n)?;
         // The mirror is its own inverse.
-        (node, self.core.issued(first))
+        Ok((node, self.core.issued(first)))
     }
 
     /// Whether the forward state `f` is in the source's tick or later.
@@ -396,43 +462,48 @@ impl<G: Generation> Clock<G> {
         f >> SEQ_BITS >= layout::tick(self.core.source().now())
     }
 
-    /// The node for this process: after a fork, a new random one (or a
-    /// panic for a chosen node), drawn before the child's first id.
+    /// The node for this process: after a fork, a new random one drawn
+    /// before the child's first id, or [`ErrorKind::Forked`] for a chosen
+    /// node.
     #[inline]
-    fn current_node(&self) -> u64 {
+    fn current_node(&self) -> Result<u64> {
         match self.core.node() {
-            Ok(node) => node,
+            Ok(node) => Ok(node),
             Err(Forked) => self.forked(),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn forked(&self) -> u64 {
-        assert!(
-            !self.core.own.chosen,
-            "guid: a clock with the chosen node {:#x} was used in a forked child, \
-             where it would repeat its parent's ids; build the child's clock in the \
-             child, with a node of its own",
-            self.core.node_word()
-        );
+    fn forked(&self) -> Result<u64> {
+        if self.core.own.chosen {
+            return Err(Error::new(ErrorKind::Forked));
+        }
         self.core.renode(G::random_node());
-        self.core.node_word()
+        Ok(self.core.node_word())
+    }
+
+    /// The panic of a panicking form, for the error of its `try_` form.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, e: Error) -> ! {
+        if e.kind() == ErrorKind::Forked {
+            panic!(
+                "guid: a clock with the chosen node {:#x} was used in a forked child, \
+                 where it would repeat its parent's ids; build the child's clock in the \
+                 child, with a node of its own",
+                self.core.node_word()
+            );
+        }
+        panic!("guid: {e}")
     }
 }
 
+/// The error of a used-up tick range.
 #[cold]
 #[inline(never)]
-fn used_up(inverse: bool) -> ! {
-    panic!(
-        "guid: the clock has used up its 47-bit tick range ({} end, the year 2554): \
-         its time source reports a time past the range, or a restored state was at its end",
-        if inverse {
-            "the inverse clock's"
-        } else {
-            "the"
-        }
-    )
+fn used_up() -> Error {
+    Error::new(ErrorKind::UsedUp)
 }
 
 impl<G: Generation> Default for Clock<G> {
@@ -470,13 +541,12 @@ impl<G: Generation> IdClock for Clock<G> {
 
     #[inline]
     fn next(&self) -> Result<G::Guid> {
-        Ok(self.g())
+        self.try_g()
     }
 
     #[inline]
     fn fill(&self, ids: &mut [G::Guid]) -> Result<()> {
-        Clock::fill(self, ids);
-        Ok(())
+        self.try_fill(ids)
     }
 
     fn time_of(&self, id: G::Guid) -> Result<SystemTime> {

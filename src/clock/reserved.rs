@@ -2,9 +2,9 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::Ordering::Relaxed;
 
 use super::{Clock, Generation};
+use crate::error::Result;
 use crate::fork;
 use crate::layout::SEQ_MAX;
 
@@ -49,18 +49,32 @@ impl<'c, G: Generation> Reserved<'c, G> {
         }
     }
 
-    /// A new global id.
+    /// A new global id: [`Reserved::try_g`], panicking where it fails (as
+    /// [`Clock::g`]).
     #[inline]
     pub fn g(&self) -> G::Guid {
-        let (node, state) = self.cursor.next(self.clock);
-        self.clock.pack(node, state)
+        self.try_g().unwrap_or_else(|e| self.clock.refuse(e))
     }
 
-    /// A new local id.
+    /// A new global id, or the error of [`Clock::try_g`] when a new block
+    /// is needed and the clock refuses it.
+    #[inline]
+    pub fn try_g(&self) -> Result<G::Guid> {
+        let (node, state) = self.cursor.next(self.clock)?;
+        Ok(self.clock.pack(node, state))
+    }
+
+    /// A new local id: [`Reserved::try_l`], panicking where it fails.
     #[inline]
     pub fn l(&self) -> G::Local {
-        let (_, state) = self.cursor.next(self.clock);
-        self.clock.pack(0, state)
+        self.try_l().unwrap_or_else(|e| self.clock.refuse(e))
+    }
+
+    /// A new local id, or the error of [`Reserved::try_g`].
+    #[inline]
+    pub fn try_l(&self) -> Result<G::Local> {
+        let (_, state) = self.cursor.next(self.clock)?;
+        Ok(self.clock.pack(0, state))
     }
 }
 
@@ -83,9 +97,8 @@ impl<G: Generation> fmt::Debug for Reserved<'_, G> {
 #[derive(Debug)]
 struct Cursor {
     node: Cell<u64>,
-    /// The process's fork generation word ([`fork::word`]).
-    word: &'static std::sync::atomic::AtomicU32,
-    forks: Cell<u32>,
+    /// The fork generation of the block: none before the first.
+    fork: fork::Owner<Cell<u32>>,
     next: Cell<u64>,
     end: Cell<u64>,
     block: u64,
@@ -96,8 +109,7 @@ impl Cursor {
     fn new(block: u16) -> Cursor {
         Cursor {
             node: Cell::new(0),
-            word: fork::word(),
-            forks: Cell::new(0),
+            fork: fork::Owner::none(),
             next: Cell::new(0),
             end: Cell::new(0),
             block: u64::from(block).clamp(1, SEQ_MAX + 1),
@@ -107,25 +119,23 @@ impl Cursor {
     /// The node and the state of the next id, from the block if it is
     /// still current, else from a new one.
     #[inline(always)]
-    fn next<G: Generation>(&self, clock: &Clock<G>) -> (u64, u64) {
+    fn next<G: Generation>(&self, clock: &Clock<G>) -> Result<(u64, u64)> {
         let f = self.next.get();
-        // 0, a wiped word, is never a generation.
-        let same = self.word.load(Relaxed) == self.forks.get();
-        if f < self.end.get() && same && clock.current(f) {
+        if f < self.end.get() && !self.fork.forked() && clock.current(f) {
             self.next.set(f + 1);
-            return (self.node.get(), clock.core.issued(f));
+            return Ok((self.node.get(), clock.core.issued(f)));
         }
         self.refill(clock)
     }
 
     #[cold]
     #[inline(never)]
-    fn refill<G: Generation>(&self, clock: &Clock<G>) -> (u64, u64) {
-        let (node, first) = clock.reserve_forward(self.block);
+    fn refill<G: Generation>(&self, clock: &Clock<G>) -> Result<(u64, u64)> {
+        let (node, first) = clock.reserve_forward(self.block)?;
         self.node.set(node);
-        self.forks.set(fork::generation());
+        self.fork.adopt();
         self.next.set(first + 1);
         self.end.set(first + self.block);
-        (node, clock.core.issued(first))
+        Ok((node, clock.core.issued(first)))
     }
 }

@@ -42,21 +42,40 @@ impl Clock<V3> {
         self.node_word()
     }
 
-    /// A new 128-bit id (Go v3's `X`), with all 58 bits of the node.
+    /// A new 128-bit id (Go v3's `X`), with all 58 bits of the node:
+    /// [`Clock::try_x`], panicking where it fails (see
+    /// [Panics](Clock#panics)).
     #[inline]
     pub fn x(&self) -> Xuid {
-        let (node, state) = self.take(1);
-        self.pack(node, state)
+        self.try_x().unwrap_or_else(|e| self.refuse(e))
     }
 
-    /// Fills `ids` with consecutive 128-bit ids from one read of the time.
+    /// A new 128-bit id, or the error of [`Clock::try_g`].
+    #[inline]
+    pub fn try_x(&self) -> Result<Xuid> {
+        let (node, state) = self.take(1)?;
+        Ok(self.pack(node, state))
+    }
+
+    /// Fills `ids` with consecutive 128-bit ids from one read of the time:
+    /// [`Clock::try_fill_x`], panicking where it fails (see
+    /// [Panics](Clock#panics)).
     pub fn fill_x(&self, ids: &mut [Xuid]) {
-        self.fill_with(ids);
+        self.try_fill_x(ids).unwrap_or_else(|e| self.refuse(e));
     }
 
-    /// The 128-bit id of a local id made by this clock (Go's `X.FromL`).
+    /// Fills `ids` with consecutive 128-bit ids from one read of the time,
+    /// or leaves it untouched and returns the error of
+    /// [`Clock::try_fill`].
+    pub fn try_fill_x(&self, ids: &mut [Xuid]) -> Result<()> {
+        self.try_fill_with(ids)
+    }
+
+    /// The 128-bit id of a local id made by this clock (Go's `X.FromL`),
+    /// stamped with [the node](Clock::node): it never fails, as
+    /// [`Clock::from_l64`].
     pub fn x_from_l64(&self, local: Luid) -> Xuid {
-        Xuid::stamp(local.to_u64(), self.current_node())
+        Xuid::stamp(local.to_u64(), self.node_word())
     }
 }
 

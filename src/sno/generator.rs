@@ -109,9 +109,8 @@ pub struct Generator {
     /// Taken by a step back, and by a snapshot.
     regression: Mutex<()>,
     source: Source,
-    /// The process's fork generation word and the generation built under.
-    fork_word: &'static AtomicU32,
-    forks: u32,
+    /// The fork generation built under.
+    fork: fork::Owner<u32>,
 }
 
 impl Generator {
@@ -143,8 +142,7 @@ impl Generator {
             drifts: AtomicU32::new(c.drifts),
             regression: Mutex::new(()),
             source,
-            fork_word: fork::word(),
-            forks: fork::generation(),
+            fork: fork::Owner::new(),
         }
     }
 
@@ -299,10 +297,10 @@ impl Generator {
         self.source.now().saturating_sub(EPOCH_NS) / UNIT_NS
     }
 
-    /// The fork check: one relaxed load.
+    /// The fork check ([`fork::Owner::forked`]).
     #[inline]
     fn check_fork(&self) -> Result<()> {
-        if self.fork_word.load(Relaxed) != self.forks {
+        if self.fork.forked() {
             return Err(Error::new(ErrorKind::Forked));
         }
         Ok(())
