@@ -74,7 +74,7 @@ impl Drift {
     /// Number of low tick bits code `code` keeps below the node id: `18 +
     /// code`.
     pub(crate) const fn window_of(code: u8) -> u32 {
-        18 + code as u32
+        crate::layout::window_v2(code)
     }
 
     /// The k-order window: ids of different nodes made within it sort by node.
@@ -82,17 +82,17 @@ impl Drift {
         Duration::from_nanos(1 << (Drift::window_of(self.0) + 17))
     }
 
-    /// Reads a code from the top 3 bits of an id; 0 is not an id.
-    pub(crate) const fn from_code_bits(code: u8) -> Result<Drift> {
-        if code == 0 {
-            Err(Error::new(ErrorKind::Drift))
-        } else {
-            Ok(Drift(code & 7))
+    /// The drift of the top 3 bits of an id, which every id has checked
+    /// to be a code of 1 or more (0 would read as the default).
+    pub(crate) const fn of_code(code: u8) -> Drift {
+        match code & 7 {
+            0 => Drift::DEFAULT,
+            code => Drift(code),
         }
     }
 }
 
-crate::id::std_traits!(drift Drift);
+crate::id::declare!(drift Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use self::sealed::{Packing, Text};
 use crate::encoding::{self, STRING_LEN};
 use crate::error::{Error, ErrorKind, Result};
-use crate::layout;
+use crate::layout::{self, Ladder};
 
 /// An id: [`Guid`](crate::Guid) and [`Luid`](crate::Luid) of v2,
 /// [`v3::Guid`](crate::v3::Guid), [`v3::Luid`](crate::v3::Luid) and
@@ -102,7 +102,15 @@ pub trait Id:
         + 'static;
     /// The drift type of the generation ([`crate::Drift`] or
     /// [`v3::Drift`](crate::v3::Drift)).
-    type Drift: Copy + Eq + Ord + Hash + Debug + Display + TryFrom<u8, Error = Error> + Into<u8>;
+    type Drift: Copy
+        + Eq
+        + Ord
+        + Hash
+        + Debug
+        + Display
+        + TryFrom<u8, Error = Error>
+        + Into<u8>
+        + Ladder;
     /// The local id of the generation, what [`to_l64`](Id::to_l64) gives.
     type Local: Id<Drift = Self::Drift>;
 
@@ -112,7 +120,7 @@ pub trait Id:
         let b = self.as_ref();
         match Self::BYTES {
             8 => b.first_chunk().map_or(0, |b| u64::from_be_bytes(*b).into()),
-            12 => b.first_chunk().map_or(0, layout::from_bytes96),
+            12 => b.first_chunk().map_or(0, encoding::from_bytes96),
             _ => b.first_chunk().map_or(0, |b| u128::from_be_bytes(*b)),
         }
     }
@@ -175,11 +183,8 @@ pub trait Id:
             0 => 0,
             bits => layout::check(node, "node", bits)?,
         };
-        let code = drift.into();
-        Ok(Self::stamp(
-            layout::pack_l(code, layout::tick(time_ns), seq),
-            node,
-        ))
+        let state = layout::tick(time_ns) << layout::SEQ_BITS | seq;
+        Ok(Self::from_state(drift.into(), node, state))
     }
 
     /// The id of exactly [`BYTES`](Id::BYTES) big-endian bytes (Go's
@@ -193,7 +198,7 @@ pub trait Id:
         }
         let v = match Self::BYTES {
             8 => array(bytes).map(|b| u64::from_be_bytes(b) as u128),
-            12 => array(bytes).map(|b| layout::from_bytes96(&b)),
+            12 => array(bytes).map(|b| encoding::from_bytes96(&b)),
             _ => array(bytes).map(u128::from_be_bytes),
         };
         v.and_then(Self::from_u128).map_err(|e| e.of(Self::NAME))
@@ -237,7 +242,7 @@ pub trait Id:
     #[inline]
     fn encode_base62(self, buf: &mut [u8]) -> &str {
         let v = self.to_u128();
-        match (Self::BASE62_LEN, Self::V3) {
+        match (Self::BASE62_LEN, Self::Drift::PADDED_BASE62) {
             (11, false) => encoding::encode_base62::<11, 2, false>(v, first(buf)),
             (11, true) => encoding::encode_base62::<11, 2, true>(v, first(buf)),
             (17, false) => encoding::encode_base62::<17, 3, false>(v, first(buf)),
@@ -256,7 +261,12 @@ pub trait Id:
     /// [`BITS`](Id::BITS)).
     #[inline]
     fn from_base62(s: impl AsRef<[u8]>) -> Result<Self> {
-        let v = encoding::decode_base62(s.as_ref(), Self::BITS, Self::BASE62_LEN, Self::V3);
+        let v = encoding::decode_base62(
+            s.as_ref(),
+            Self::BITS,
+            Self::BASE62_LEN,
+            Self::Drift::PADDED_BASE62,
+        );
         v.and_then(Self::from_u128).map_err(|e| e.of(Self::NAME))
     }
 
@@ -278,7 +288,7 @@ pub trait Id:
     #[cfg(feature = "std")]
     fn epoch(&self) -> SystemTime {
         let t = self.time();
-        let ns = if Self::V3 && t >> 63 != 0 {
+        let ns = if Self::Drift::EPOCH_READS_DIRECTION && t >> 63 != 0 {
             u64::MAX - t
         } else {
             t
@@ -317,261 +327,22 @@ fn first<const N: usize>(buf: &mut [u8]) -> &mut [u8; N] {
 }
 
 pub(crate) mod sealed {
-    use crate::error::Result;
-    use crate::layout;
-
-    /// The text form of an id type.
-    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-    pub enum Text {
-        /// 16 characters of the sortable alphabet, `bits` (6 or 4) each.
-        Sortable {
-            /// Bits a character.
-            bits: u32,
-        },
-        /// The canonical UUID string.
-        Uuid,
-    }
-
-    /// Where an id's parts sit, which only the crate states: the trait
-    /// cannot be implemented, nor its methods called, outside it.
-    pub trait Packing: Sized + Copy {
-        /// The text form.
-        const TEXT: Text;
-        /// Of the v3 generation: zero-padded base62, `epoch` reads the
-        /// direction.
-        const V3: bool;
-        /// The node bits, 0 for a local id.
-        const NODE: u32;
-
-        /// The window (low tick bits below the node) of a drift code.
-        fn window(code: u8) -> u32;
-
-        /// The value without the UUID's fixed bits: the drift code in its
-        /// top 3 bits of `64 + NODE`.
-        #[inline]
-        fn payload(&self) -> u128
-        where
-            Self: super::Id,
-        {
-            match Self::TEXT {
-                Text::Uuid => layout::unsplice_uuid(self.to_u128()),
-                Text::Sortable { .. } => self.to_u128(),
-            }
-        }
-
-        /// The id of a payload with a valid drift code.
-        fn from_payload(p: u128) -> Self;
-
-        /// The id of the payload `high << 64 | low`, for a batch that counts
-        /// `low` under a fixed `high` (a layout may write it the cheaper way
-        /// for that).
-        #[inline]
-        fn from_halves(high: u64, low: u64) -> Self {
-            Self::from_payload(u128::from(high) << 64 | u128::from(low))
-        }
-
-        /// The drift code.
-        #[inline]
-        fn code(&self) -> u8
-        where
-            Self: super::Id,
-        {
-            (self.payload() >> (61 + Self::NODE)) as u8 & 7
-        }
-
-        /// The local id's value and the node.
-        #[inline]
-        fn parts(&self) -> (u64, u64)
-        where
-            Self: super::Id,
-        {
-            let p = self.payload();
-            if Self::NODE == 0 {
-                return (p as u64, 0);
-            }
-            layout::remove_node(p, Self::window(self.code()), Self::NODE)
-        }
-
-        /// The id of a local id's value stamped with `node`.
-        #[inline]
-        fn stamp(local: u64, node: u64) -> Self {
-            if Self::NODE == 0 {
-                return Self::from_payload(local as u128);
-            }
-            let window = Self::window(layout::code_l(local));
-            Self::from_payload(layout::insert_node(local, window, node, Self::NODE))
-        }
-
-        /// Packs a clock state `tick << 14 | seq` (a carry past 14 bits is
-        /// the tick's, so it never reaches the node).
-        #[inline]
-        fn from_state(code: u8, node: u64, state: u64) -> Self {
-            let local = layout::pack_l(code, state >> layout::SEQ_BITS, state & layout::SEQ_MAX);
-            Self::stamp(local, node)
-        }
-
-        /// Reads the text form (and, for v2's local id, Go's JSON form).
-        fn parse_text(s: &[u8]) -> Result<Self>;
-    }
+    pub use crate::layout::{Packing, Text};
 }
 
-/// The std traits every id type implements the same way, on [`Id`], and
-/// the conversions of both generations' drifts (`drift`):
-/// `Display`, `Debug`, the hex formats, `FromStr`, `AsRef<[u8]>` where the
-/// id is stored as bytes, and the conversions to and from bytes, slices,
-/// strings and integers (each `TryFrom`, or `From` where every value is an
-/// id: `infallible`).
-macro_rules! std_traits {
-    // The conversions both generations' drifts have: `Default`, from a
-    // tolerated skew (also in nanoseconds), from and to the code.
-    (drift $drift:ty) => {
-        impl $drift {
-            /// The drift for a signed skew in nanoseconds (Go's
-            /// `time.Duration`); zero and negative skews give the smallest
-            /// window, `MIN`.
-            pub const fn from_nanos(skew: i64) -> $drift {
-                if skew <= 0 {
-                    <$drift>::MIN
-                } else {
-                    <$drift>::from_duration(::core::time::Duration::from_nanos(skew as u64))
-                }
-            }
-        }
+mod declare;
 
-        impl Default for $drift {
-            fn default() -> Self {
-                <$drift>::DEFAULT
-            }
-        }
+pub(crate) use declare::declare;
 
-        impl From<::core::time::Duration> for $drift {
-            /// The drift for a tolerated clock skew
-            #[doc = concat!("([`", stringify!($drift), "::from_duration`]).")]
-            fn from(skew: ::core::time::Duration) -> Self {
-                <$drift>::from_duration(skew)
-            }
-        }
-
-        impl TryFrom<u8> for $drift {
-            type Error = $crate::Error;
-            fn try_from(code: u8) -> $crate::Result<$drift> {
-                <$drift>::new(code)
-            }
-        }
-
-        impl From<$drift> for u8 {
-            fn from(drift: $drift) -> u8 {
-                drift.code()
-            }
-        }
+/// Reads the text form of a type whose values are checked by
+/// [`Id::from_u128`] alone: every type's but v2's, whose readers name Go's
+/// JSON form of a local id.
+#[inline]
+pub(crate) fn parse_text<I: Id>(s: &[u8]) -> Result<I> {
+    let v = match I::TEXT {
+        Text::Uuid => encoding::decode_uuid(s)?,
+        Text::Sortable { bits: 6 } => encoding::decode_sortable::<6>(s)?,
+        Text::Sortable { .. } => encoding::decode_sortable::<4>(s)?,
     };
-
-    ($id:ty, bytes: $bytes:ty, $bytes_conv:ident, int: $int:ty, $from_int:ident, $int_conv:ident) => {
-        impl ::core::fmt::Display for $id {
-            /// The text form; width and alignment flags pad it.
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.pad($crate::Id::encode(*self, &mut [0; <$id as $crate::Id>::STRING_LEN]))
-            }
-        }
-
-        impl ::core::fmt::Debug for $id {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                write!(f, "{}({})", <$id as $crate::Id>::NAME, self)
-            }
-        }
-
-        impl ::core::fmt::LowerHex for $id {
-            /// The big-endian bytes in lowercase hex, every leading zero
-            /// kept (`{:#x}` adds `0x`).
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                $crate::encoding::hex(&self.to_bytes(), false, f)
-            }
-        }
-
-        impl ::core::fmt::UpperHex for $id {
-            /// The big-endian bytes in uppercase hex, every leading zero
-            /// kept (`{:#X}` adds `0x`).
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                $crate::encoding::hex(&self.to_bytes(), true, f)
-            }
-        }
-
-        impl ::core::str::FromStr for $id {
-            type Err = $crate::Error;
-            #[inline]
-            fn from_str(s: &str) -> $crate::Result<$id> {
-                $crate::Id::parse_bytes(s)
-            }
-        }
-
-        impl TryFrom<&str> for $id {
-            type Error = $crate::Error;
-            #[inline]
-            fn try_from(s: &str) -> $crate::Result<$id> {
-                $crate::Id::parse_bytes(s)
-            }
-        }
-
-        impl TryFrom<&[u8]> for $id {
-            type Error = $crate::Error;
-            /// The big-endian bytes (not the string).
-            #[inline]
-            fn try_from(bytes: &[u8]) -> $crate::Result<$id> {
-                $crate::Id::from_slice(bytes)
-            }
-        }
-
-        impl From<$id> for $bytes {
-            #[inline]
-            fn from(id: $id) -> $bytes {
-                id.to_bytes()
-            }
-        }
-
-        impl From<$id> for $int {
-            #[inline]
-            fn from(id: $id) -> $int {
-                $crate::Id::to_u128(id) as $int
-            }
-        }
-
-        impl AsRef<[u8]> for $id {
-            /// The big-endian bytes.
-            #[inline]
-            fn as_ref(&self) -> &[u8] {
-                self.as_bytes()
-            }
-        }
-
-        impl Default for $id {
-            /// The zero id of the default drift; never generates.
-            fn default() -> Self {
-                <$id>::zero(<<$id as $crate::Id>::Drift>::DEFAULT)
-            }
-        }
-
-        $crate::id::std_traits!(@from $id, $bytes, from_bytes, $bytes_conv);
-        $crate::id::std_traits!(@from $id, $int, $from_int, $int_conv);
-    };
-
-    (@from $id:ty, $from:ty, $make:ident, fallible) => {
-        impl TryFrom<$from> for $id {
-            type Error = $crate::Error;
-            #[inline]
-            fn try_from(v: $from) -> $crate::Result<$id> {
-                <$id>::$make(v)
-            }
-        }
-    };
-
-    (@from $id:ty, $from:ty, $make:ident, infallible) => {
-        impl From<$from> for $id {
-            #[inline]
-            fn from(v: $from) -> $id {
-                <$id>::$make(v)
-            }
-        }
-    };
+    I::from_u128(v)
 }
-
-pub(crate) use std_traits;

@@ -1,5 +1,5 @@
-//! Where each part of an id sits: the bit arithmetic both generations of
-//! the Go library share.
+//! Where each part of an id sits: the one rule of both generations of the
+//! Go library, and the [`Packing`] every id type states it through.
 //!
 //! ```text
 //! local  (64 bits):        | code: 3 | tick: 47                      | seq: 14 |
@@ -7,11 +7,13 @@
 //! ```
 //! `tick = ns >> 17`. A global id is its local id with an `n`-bit node
 //! inserted at bit `14 + d`, where `d`, the window, is what the drift code
-//! selects: `18 + code` in v2, a ladder in v3. `n` is 32 for the global
-//! ids of both generations and 58 for the payload of v3's 128-bit id,
-//! which [`splice_uuid`] wraps in a UUIDv8. Callers pass the window, never
-//! a code: the code → window table is all that differs between the
-//! generations.
+//! selects ([`Ladder`]): `18 + code` in v2, a ladder in v3. `n` is 32 for
+//! the global ids of both generations and 58 for the payload of v3's
+//! 128-bit id, which [`splice_uuid`] wraps in a UUIDv8. The code → window
+//! table, and what each generation's encodings do their own way, is all
+//! that differs between the generations.
+
+use core::cmp::Ordering;
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -28,6 +30,21 @@ pub(crate) const NODE_BITS_G: u32 = 32;
 /// Node bits of a v3 128-bit id.
 pub(crate) const NODE_BITS_X: u32 = 58;
 
+/// The window bits of each v3 drift code (Go's `driftLadder`).
+const LADDER_V3: [u32; 8] = [0, 14, 17, 19, 21, 23, 25, 30];
+
+/// The window of a v2 drift code: `18 + code`.
+#[inline]
+pub(crate) const fn window_v2(code: u8) -> u32 {
+    18 + code as u32
+}
+
+/// The window of a v3 drift code: its rung of the ladder.
+#[inline]
+pub(crate) const fn window_v3(code: u8) -> u32 {
+    LADDER_V3[(code & 7) as usize]
+}
+
 /// The tick of a Unix time in nanoseconds.
 #[inline]
 pub(crate) const fn tick(ns: u64) -> u64 {
@@ -39,6 +56,27 @@ pub(crate) const fn tick(ns: u64) -> u64 {
 #[inline]
 pub(crate) const fn pack_l(code: u8, tick: u64, low: u64) -> u64 {
     (code as u64 & 7) << 61 | (tick & TICK_MASK) << SEQ_BITS | low
+}
+
+/// The local value of a time in Unix nanoseconds (kept to the tick) and a
+/// sequence, or the error for a sequence wider than 14 bits.
+pub(crate) const fn compose_l(code: u8, time_ns: u64, seq: u16) -> Result<u64> {
+    match check(seq as u64, "seq", SEQ_BITS) {
+        Ok(seq) => Ok(pack_l(code, tick(time_ns), seq)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The payload of the zero id of a drift code: node, time and sequence 0.
+#[inline]
+pub(crate) const fn zero(code: u8, node_bits: u32) -> u128 {
+    ((code & 7) as u128) << (61 + node_bits)
+}
+
+/// The payload of the largest id: every bit of `64 + node_bits` set.
+#[inline]
+pub(crate) const fn max(node_bits: u32) -> u128 {
+    u128::MAX >> (64 - node_bits)
 }
 
 /// A part of an id, or the error for one wider than its `bits`.
@@ -92,48 +130,11 @@ pub(crate) const fn remove_node(v: u128, window: u32, node_bits: u32) -> (u64, u
     (local, node)
 }
 
-/// The 12 big-endian bytes of a 96-bit value, written as 8 + 4 bytes: the
-/// split [`from_bytes96`] reads, so that a freshly written id is forwarded
-/// from the store buffer to its reader.
-#[inline]
-pub(crate) const fn bytes96(v: u128) -> [u8; 12] {
-    let t = ((v >> 32) as u64).to_be_bytes();
-    let b = (v as u32).to_be_bytes();
-    [
-        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], b[0], b[1], b[2], b[3],
-    ]
-}
-
-/// The 12 big-endian bytes of `high << 64 | low` (`high` < 2^32), written
-/// as 4 + 8 bytes: in a batch that counts `low`, one store of the constant
-/// top and one swap and store an id.
-#[inline]
-pub(crate) const fn bytes96_halves(high: u64, low: u64) -> [u8; 12] {
-    let t = (high as u32).to_be_bytes();
-    let b = low.to_be_bytes();
-    [
-        t[0], t[1], t[2], t[3], b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-    ]
-}
-
-/// The 96-bit value of 12 big-endian bytes, read as 8 + 4 bytes.
-#[inline]
-pub(crate) const fn from_bytes96(b: &[u8; 12]) -> u128 {
-    let top = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    (top as u128) << 32 | u32::from_be_bytes([b[8], b[9], b[10], b[11]]) as u128
-}
-
 /// Go v3's ring order of two global values of one window (the same drift
 /// code): the high tick bits, then the node counted from `reference`
 /// around the ring of `2^node_bits` nodes, then the low tick bits and the
 /// sequence.
-pub(crate) fn cmp_ring(
-    a: u128,
-    b: u128,
-    window: u32,
-    node_bits: u32,
-    reference: u64,
-) -> core::cmp::Ordering {
+fn cmp_ring(a: u128, b: u128, window: u32, node_bits: u32, reference: u64) -> Ordering {
     let key = |v: u128| {
         let (local, node) = remove_node(v, window, node_bits);
         let cut = SEQ_BITS + window;
@@ -168,6 +169,178 @@ pub(crate) const fn unsplice_uuid(x: u128) -> u128 {
 #[inline]
 pub(crate) const fn uuid_version_variant(x: u128) -> (u8, u8) {
     ((x >> 76) as u8 & 0xf, (x >> 62) as u8 & 0b11)
+}
+
+/// The text form of an id type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Text {
+    /// 16 characters of the sortable alphabet, `bits` (6 or 4) each.
+    Sortable {
+        /// Bits a character.
+        bits: u32,
+    },
+    /// The canonical UUID string.
+    Uuid,
+}
+
+/// A generation's drift codes, stated by its drift type: the window each
+/// code selects and what the generation's ids do their own way.
+pub trait Ladder: Copy {
+    /// Base62 strings are zero-padded to their longest length (v3), not
+    /// written without leading zeros (v2).
+    const PADDED_BASE62: bool;
+    /// `epoch` reads a time of 2^63 or more as an inverse clock's (v3).
+    const EPOCH_READS_DIRECTION: bool;
+    /// The bits of the wrapped sequence difference `diff` keeps: v2 ORs it
+    /// in unmasked, as Go v2 does; v3 keeps its 14 bits.
+    const DIFF_SEQ_MASK: u64;
+
+    /// The window (low tick bits below the node) of a drift code.
+    fn window(code: u8) -> u32;
+}
+
+impl Ladder for crate::Drift {
+    const PADDED_BASE62: bool = false;
+    const EPOCH_READS_DIRECTION: bool = false;
+    const DIFF_SEQ_MASK: u64 = u64::MAX;
+
+    #[inline]
+    fn window(code: u8) -> u32 {
+        window_v2(code)
+    }
+}
+
+impl Ladder for crate::v3::Drift {
+    const PADDED_BASE62: bool = true;
+    const EPOCH_READS_DIRECTION: bool = true;
+    const DIFF_SEQ_MASK: u64 = SEQ_MAX;
+
+    #[inline]
+    fn window(code: u8) -> u32 {
+        window_v3(code)
+    }
+}
+
+/// Where an id's parts sit, which only the crate states: the trait cannot
+/// be implemented, nor its methods called, outside it. A type states its
+/// text form, its node bits and how its payload is stored; the rest
+/// follows from this module's rule.
+pub trait Packing: Sized + Copy {
+    /// The text form.
+    const TEXT: Text;
+    /// The node bits, 0 for a local id.
+    const NODE: u32;
+
+    /// The id of a payload with a valid drift code.
+    fn from_payload(p: u128) -> Self;
+
+    /// Reads the text form (and, for v2's local id, Go's JSON form).
+    fn parse_text(s: &[u8]) -> Result<Self>;
+
+    /// The id of the payload `high << 64 | low`, for a batch that counts
+    /// `low` under a fixed `high` (a type may store it the cheaper way for
+    /// that).
+    #[inline]
+    fn from_halves(high: u64, low: u64) -> Self {
+        Self::from_payload(u128::from(high) << 64 | u128::from(low))
+    }
+
+    /// The window (low tick bits below the node) of a drift code.
+    #[inline]
+    fn window(code: u8) -> u32
+    where
+        Self: crate::Id,
+    {
+        <Self as crate::Id>::Drift::window(code)
+    }
+
+    /// The value without the UUID's fixed bits: the drift code in its top
+    /// 3 bits of `64 + NODE`.
+    #[inline]
+    fn payload(&self) -> u128
+    where
+        Self: crate::Id,
+    {
+        match Self::TEXT {
+            Text::Uuid => unsplice_uuid(self.to_u128()),
+            Text::Sortable { .. } => self.to_u128(),
+        }
+    }
+
+    /// The drift code.
+    #[inline]
+    fn code(&self) -> u8
+    where
+        Self: crate::Id,
+    {
+        (self.payload() >> (61 + Self::NODE)) as u8 & 7
+    }
+
+    /// The local id's value and the node.
+    #[inline]
+    fn parts(&self) -> (u64, u64)
+    where
+        Self: crate::Id,
+    {
+        let p = self.payload();
+        if Self::NODE == 0 {
+            return (p as u64, 0);
+        }
+        remove_node(p, Self::window(self.code()), Self::NODE)
+    }
+
+    /// The id of a local id's value stamped with `node`.
+    #[inline]
+    fn stamp(local: u64, node: u64) -> Self
+    where
+        Self: crate::Id,
+    {
+        if Self::NODE == 0 {
+            return Self::from_payload(local as u128);
+        }
+        let window = Self::window(code_l(local));
+        Self::from_payload(insert_node(local, window, node, Self::NODE))
+    }
+
+    /// Packs a clock state `tick << 14 | seq` (a carry past 14 bits is the
+    /// tick's, so it never reaches the node).
+    #[inline]
+    fn from_state(code: u8, node: u64, state: u64) -> Self
+    where
+        Self: crate::Id,
+    {
+        Self::stamp(pack_l(code, state >> SEQ_BITS, state & SEQ_MAX), node)
+    }
+
+    /// The distance from `other` to `self` (Go's `Diff`): times and
+    /// sequences subtracted with wrap-around, packed with `self`'s node and
+    /// drift, the sequence kept to [`Ladder::DIFF_SEQ_MASK`].
+    #[inline]
+    fn diff_of(&self, other: &Self) -> Self
+    where
+        Self: crate::Id,
+    {
+        let (local, node) = self.parts();
+        let t = tick_l(local).wrapping_sub(tick_l(other.parts().0));
+        let s = (local & SEQ_MAX).wrapping_sub(other.parts().0 & SEQ_MAX);
+        let p = Self::stamp(pack_l(code_l(local), t, 0), node).payload();
+        Self::from_payload(p | (s & <Self as crate::Id>::Drift::DIFF_SEQ_MASK) as u128)
+    }
+
+    /// Go v3's ring order around `reference` (taken modulo `2^NODE`): by
+    /// drift code, then the time above the window, then the node counted
+    /// from `reference`, then the time within the window and the sequence.
+    fn ring(&self, other: &Self, reference: u64) -> Ordering
+    where
+        Self: crate::Id,
+    {
+        let code = self.code();
+        code.cmp(&other.code()).then_with(|| {
+            let (window, bits) = (Self::window(code), Self::NODE);
+            let reference = reference & (u64::MAX >> (64 - bits));
+            cmp_ring(self.payload(), other.payload(), window, bits, reference)
+        })
+    }
 }
 
 #[cfg(test)]

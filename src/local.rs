@@ -8,78 +8,58 @@ use crate::drift::Drift;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::guid::Guid;
-use crate::id::sealed::{Packing, Text};
+#[cfg(feature = "std")]
+use crate::id::sealed::Packing;
 use crate::layout;
 
-/// A 64-bit local id: drift, time and sequence, unique within one clock.
-///
-/// ```text
-/// | k: 3 | tick: 47 | seq: 14 |
-/// ```
-///
-/// The cast of a [`Guid`] without its node ([`Guid::to_l64`]), for stores
-/// that know which process made an id. Ordered by time, then sequence.
-///
-/// ```
-/// let local = guid::l(&guid::CLOCK);
-/// assert_eq!(local.to_string().parse::<guid::Luid>(), Ok(local));
-/// ```
-///
-/// A local id has two strings, as in Go: `Display` gives 16 characters of
-/// 4 bits each, and JSON (feature `serde`) Go's form, `"*"` and the
-/// 16-character string of the global id with node 0 (6 bits each). Both
-/// readers take both forms:
-///
-/// ```
-/// let local = guid::l(&guid::CLOCK);
-/// let go = format!("*{}", local.to_g(0)); // what Go's JSON holds
-/// assert_eq!(go.parse::<guid::Luid>(), Ok(local));
-/// # #[cfg(feature = "serde")] {
-/// assert_eq!(serde_json::to_string(&local).unwrap(), format!("\"{go}\""));
-/// assert_eq!(serde_json::from_str::<guid::Luid>(&format!("\"{local}\"")).unwrap(), local);
-/// # }
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::NoUninit))]
-#[cfg_attr(
-    feature = "zerocopy",
-    derive(
-        zerocopy::IntoBytes,
-        zerocopy::Immutable,
-        zerocopy::KnownLayout,
-        zerocopy::Unaligned
-    )
-)]
-#[repr(transparent)]
-pub struct Luid([u8; 8]);
-
-const _: () = assert!(size_of::<Luid>() == 8);
+crate::id::declare! {
+    /// A 64-bit local id: drift, time and sequence, unique within one clock.
+    ///
+    /// ```text
+    /// | k: 3 | tick: 47 | seq: 14 |
+    /// ```
+    ///
+    /// The cast of a [`Guid`] without its node ([`Guid::to_l64`]), for stores
+    /// that know which process made an id. Ordered by time, then sequence.
+    ///
+    /// ```
+    /// let local = guid::l(&guid::CLOCK);
+    /// assert_eq!(local.to_string().parse::<guid::Luid>(), Ok(local));
+    /// ```
+    ///
+    /// A local id has two strings, as in Go: `Display` gives 16 characters of
+    /// 4 bits each, and JSON (feature `serde`) Go's form, `"*"` and the
+    /// 16-character string of the global id with node 0 (6 bits each). Both
+    /// readers take both forms:
+    ///
+    /// ```
+    /// let local = guid::l(&guid::CLOCK);
+    /// let go = format!("*{}", local.to_g(0)); // what Go's JSON holds
+    /// assert_eq!(go.parse::<guid::Luid>(), Ok(local));
+    /// # #[cfg(feature = "serde")] {
+    /// assert_eq!(serde_json::to_string(&local).unwrap(), format!("\"{go}\""));
+    /// assert_eq!(serde_json::from_str::<guid::Luid>(&format!("\"{local}\"")).unwrap(), local);
+    /// # }
+    /// ```
+    pub struct Luid([u8; 8]): checked;
+    name: "Luid",
+    drift: Drift,
+    local: Luid,
+    text: layout::Text::Sortable { bits: 4 },
+    node: 0,
+    store: u64,
+    parse: Luid::parse_v2,
+    now: crate::CLOCK.l(),
+    int: u64, from_u64, fallible,
+    bytes: fallible,
+}
 
 impl Luid {
-    #[cfg(feature = "std")]
-    /// A new id from the default clock [`CLOCK`](crate::CLOCK).
-    #[inline]
-    pub fn now() -> Luid {
-        crate::CLOCK.l()
-    }
-
-    #[inline]
-    const fn from_parts(drift: Drift, tick: u64, seq: u16) -> Luid {
-        Luid::from_value(layout::pack_l(drift.code(), tick, seq as u64))
-    }
-
-    /// The id of a value with a valid drift code.
-    #[inline]
-    const fn from_value(v: u64) -> Luid {
-        Luid(v.to_be_bytes())
-    }
-
     /// The id made of these parts: time in Unix nanoseconds (kept to the
     /// tick), sequence (0..=16383) and drift.
     pub const fn compose(time_ns: u64, seq: u16, drift: Drift) -> Result<Luid> {
-        match layout::check(seq as u64, "seq", layout::SEQ_BITS) {
-            Ok(_) => Ok(Luid::from_parts(drift, layout::tick(time_ns), seq)),
+        match layout::compose_l(drift.code(), time_ns, seq) {
+            Ok(v) => Ok(Luid(v.to_be_bytes())),
             Err(e) => Err(e),
         }
     }
@@ -99,29 +79,11 @@ impl Luid {
     /// ```
     #[cfg(feature = "std")]
     pub fn from_time(time: SystemTime, drift: Drift) -> Luid {
-        Luid::from_parts(drift, layout::tick(crate::time::unix_nanos(time)), 0)
-    }
-
-    /// The zero id of a drift: time and sequence 0.
-    pub const fn zero(drift: Drift) -> Luid {
-        Luid::from_parts(drift, 0, 0)
-    }
-
-    /// The drift.
-    pub const fn drift(&self) -> Drift {
-        match Drift::from_code_bits(self.0[0] >> 5) {
-            Ok(d) => d,
-            // Unreachable: every Luid is checked to have a non-zero code.
-            Err(_) => Drift::DEFAULT,
-        }
-    }
-
-    /// The approximate distance from `other` to `self` (Go's `Diff`), as
-    /// [`Guid::diff`]: the wrapped sequence difference is ORed in unmasked.
-    pub fn diff(&self, other: &Luid) -> Luid {
-        let t = self.time().wrapping_sub(other.time());
-        let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
-        Luid::from_value(layout::pack_l(self.drift().code(), layout::tick(t), s))
+        Luid::from_state(
+            drift.code(),
+            0,
+            layout::tick(crate::time::unix_nanos(time)) << layout::SEQ_BITS,
+        )
     }
 
     /// The global id of this local id made on `node` (Go's `FromL`).
@@ -134,16 +96,6 @@ impl Luid {
         Luid::from_u64(u64::from_be_bytes(bytes))
     }
 
-    /// The 8 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 8] {
-        self.0
-    }
-
-    /// The 8 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 8] {
-        &self.0
-    }
-
     /// The 64-bit value.
     pub const fn to_u64(self) -> u64 {
         u64::from_be_bytes(self.0)
@@ -154,7 +106,7 @@ impl Luid {
         if layout::code_l(v) == 0 {
             return Err(Error::new(ErrorKind::Drift));
         }
-        Ok(Luid::from_value(v))
+        Ok(Luid(v.to_be_bytes()))
     }
 
     /// The id as a signed 64-bit integer that sorts as the id does, for
@@ -184,58 +136,17 @@ impl Luid {
     pub const fn from_i64(v: i64) -> Result<Luid> {
         Luid::from_u64(v as u64 ^ 1 << 63)
     }
-}
 
-impl Id for Luid {
-    const NAME: &'static str = "Luid";
-    const MIN: Luid = Luid::zero(Drift::MIN);
-    const MAX: Luid = Luid([0xff; 8]);
-
-    type Bytes = [u8; 8];
-    type Drift = Drift;
-    type Local = Luid;
-
+    /// Reads the text form, and Go's JSON form too: `*` and the string of a
+    /// global id, whose node is dropped as Go drops it (Go writes node 0).
     #[inline]
-    fn from_u128(v: u128) -> Result<Luid> {
-        if v >> 64 != 0 {
-            return Err(Error::new(ErrorKind::Overflow { bits: 64 }));
-        }
-        Luid::from_u64(v as u64)
-    }
-
-    #[inline]
-    fn drift(&self) -> Drift {
-        Luid::drift(self)
-    }
-}
-
-impl Packing for Luid {
-    const TEXT: Text = Text::Sortable { bits: 4 };
-    const V3: bool = false;
-    const NODE: u32 = 0;
-
-    #[inline]
-    fn window(code: u8) -> u32 {
-        Drift::window_of(code)
-    }
-
-    #[inline]
-    fn from_payload(p: u128) -> Luid {
-        Luid::from_value(p as u64)
-    }
-
-    /// Reads Go's JSON form too: `*` and the string of a global id, whose
-    /// node is dropped as Go drops it (Go writes node 0).
-    #[inline]
-    fn parse_text(s: &[u8]) -> Result<Luid> {
+    fn parse_v2(s: &[u8]) -> Result<Luid> {
         match s.split_first() {
             Some((b'*', global)) => {
                 let v = encoding::decode_sortable::<6>(global)?;
-                Guid::from_u128(v).map(Guid::to_l64)
+                Guid::from_u128(v).map(|g| g.to_l64())
             }
             _ => Luid::from_u64(encoding::decode_sortable::<4>(s)? as u64),
         }
     }
 }
-
-crate::id::std_traits!(Luid, bytes: [u8; 8], fallible, int: u64, from_u64, fallible);

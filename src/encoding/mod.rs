@@ -1,13 +1,15 @@
 //! The codecs, as plain functions over an id's value (an unsigned integer
-//! of 64, 96 or 128 bits): the sortable strings, base62, the UUID string
-//! and cells. The [`Id`](crate::Id) trait puts them on every id type.
+//! of 64, 96 or 128 bits): their bytes, the sortable strings, base62, the
+//! UUID string and cells. The [`Id`](crate::Id) trait puts them on every id type.
 
 mod base62;
+mod bytes;
 mod cells;
 mod sortable;
 mod uuid;
 
 pub(crate) use self::base62::{decode_base62, encode_base62};
+pub(crate) use self::bytes::{bytes96, bytes96_halves, from_bytes96};
 pub(crate) use self::cells::{fold, split};
 pub(crate) use self::sortable::{STRING_LEN, decode_sortable, encode_nibbles, encode_sortable};
 pub(crate) use self::uuid::{decode_uuid, encode_uuid, hex};

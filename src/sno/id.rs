@@ -27,52 +27,41 @@ static DIGITS: [u8; 256] = {
     t
 };
 
-/// An id of the Go library muyo/sno: 80 bits, big-endian, byte for byte.
-///
-/// ```text
-/// byte  0        4 |  5   | 6      7 | 8      9
-///      | units: 39 |tick| meta: 8 | partition: 16 | sequence: 16 |
-/// ```
-///
-/// - `units`: the time in units of 4 ms since 2010-01-01 00:00:00 UTC
-///   ([`super::EPOCH_NS`]), floored, up to `2^39 - 1` (2079-09-07);
-/// - `tick`: the tick-tock bit, the lowest bit of byte 4, flipped by a
-///   generator each time its clock steps back;
-/// - `meta`: the metabyte, any byte the caller puts there;
-/// - `partition`: the generator's 2 bytes;
-/// - `sequence`: the count within a 4 ms unit.
-///
-/// Every 10 bytes are a `Sno`, so only text of the wrong length or with a
-/// character outside the alphabet fails to decode. The derived `Ord` is the
-/// byte order (sno's `Compare`), and the string sorts the same way.
-///
-/// ```
-/// use guid::sno::Sno;
-///
-/// let id = Sno::compose(1_700_000_000_123_456_789, false, 7, 0x4142, 9)?;
-/// assert_eq!(id.unix_ns(), 1_700_000_000_120_000_000); // floored to 4 ms
-/// assert_eq!((id.meta(), id.partition(), id.sequence(), id.tick()), (7, 0x4142, 9, false));
-/// let text = id.to_string();
-/// assert_eq!(text, "8ds7ow3u2v2m622b");
-/// assert_eq!(text.parse::<Sno>()?, id);
-/// assert_eq!(Sno::from_bytes(id.to_bytes()), id);
-/// # Ok::<(), guid::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
-#[cfg_attr(
-    feature = "zerocopy",
-    derive(
-        zerocopy::FromBytes,
-        zerocopy::IntoBytes,
-        zerocopy::Immutable,
-        zerocopy::KnownLayout,
-        zerocopy::Unaligned
-    )
-)]
-#[repr(transparent)]
-pub struct Sno([u8; 10]);
+crate::id::declare! {
+    @struct pod
+    /// An id of the Go library muyo/sno: 80 bits, big-endian, byte for byte.
+    ///
+    /// ```text
+    /// byte  0        4 |  5   | 6      7 | 8      9
+    ///      | units: 39 |tick| meta: 8 | partition: 16 | sequence: 16 |
+    /// ```
+    ///
+    /// - `units`: the time in units of 4 ms since 2010-01-01 00:00:00 UTC
+    ///   ([`super::EPOCH_NS`]), floored, up to `2^39 - 1` (2079-09-07);
+    /// - `tick`: the tick-tock bit, the lowest bit of byte 4, flipped by a
+    ///   generator each time its clock steps back;
+    /// - `meta`: the metabyte, any byte the caller puts there;
+    /// - `partition`: the generator's 2 bytes;
+    /// - `sequence`: the count within a 4 ms unit.
+    ///
+    /// Every 10 bytes are a `Sno`, so only text of the wrong length or with a
+    /// character outside the alphabet fails to decode. The derived `Ord` is the
+    /// byte order (sno's `Compare`), and the string sorts the same way.
+    ///
+    /// ```
+    /// use guid::sno::Sno;
+    ///
+    /// let id = Sno::compose(1_700_000_000_123_456_789, false, 7, 0x4142, 9)?;
+    /// assert_eq!(id.unix_ns(), 1_700_000_000_120_000_000); // floored to 4 ms
+    /// assert_eq!((id.meta(), id.partition(), id.sequence(), id.tick()), (7, 0x4142, 9, false));
+    /// let text = id.to_string();
+    /// assert_eq!(text, "8ds7ow3u2v2m622b");
+    /// assert_eq!(text.parse::<Sno>()?, id);
+    /// assert_eq!(Sno::from_bytes(id.to_bytes()), id);
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub struct Sno([u8; 10]);
+}
 
 const _: () = assert!(size_of::<Sno>() == 10);
 
@@ -340,21 +329,7 @@ impl fmt::Debug for Sno {
     }
 }
 
-impl fmt::LowerHex for Sno {
-    /// The bytes in lowercase hex, every leading zero kept (`{:#x}` adds
-    /// `0x`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        encoding::hex(&self.0, false, f)
-    }
-}
-
-impl fmt::UpperHex for Sno {
-    /// The bytes in uppercase hex, every leading zero kept (`{:#X}` adds
-    /// `0x`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        encoding::hex(&self.0, true, f)
-    }
-}
+crate::id::declare!(@hex Sno);
 
 impl Default for Sno {
     /// The zero id.

@@ -35,9 +35,6 @@ use crate::error::{Error, ErrorKind, Result};
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Drift(u8);
 
-/// The window bits of each code (Go's `driftLadder`).
-pub(crate) const LADDER: [u32; 8] = [0, 14, 17, 19, 21, 23, 25, 30];
-
 /// Go's `Drift.String()` of each code: `time.Duration(Window).String()`.
 const NAMES: [&str; 8] = [
     "131.072µs",
@@ -114,7 +111,7 @@ impl Drift {
 
     /// Number of low tick bits code `code` keeps below the node id.
     pub(crate) const fn window_of(code: u8) -> u32 {
-        LADDER[(code & 7) as usize]
+        crate::layout::window_v3(code)
     }
 
     /// The k-order window, `2^(17 + bits)` ns (Go's `Window`): ids of
@@ -124,7 +121,7 @@ impl Drift {
     }
 }
 
-crate::id::std_traits!(drift Drift);
+crate::id::declare!(drift Drift);
 
 impl fmt::Debug for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

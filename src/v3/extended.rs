@@ -8,68 +8,56 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Luid};
 use crate::Id;
-use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Packing, Text};
+use crate::id::sealed::Packing;
 use crate::layout::{self, NODE_BITS_X};
 
-/// A v3 128-bit id (Go v3's `X`): an RFC 9562 UUIDv8 whose 122 bits of
-/// payload are a global id with a 58-bit node.
-///
-/// ```text
-/// payload: | code: 3 | tick >> d | node: 58 | low tick: d | seq: 14 |
-/// UUID:    payload bits 74..122 | version 8 | payload bits 62..74 | variant 0b10 | payload bits 0..62
-/// ```
-///
-/// A UUID column or API takes it as it is (with the feature `uuid`,
-/// `uuid::Uuid::from(x)`); its string is the canonical lowercase UUID,
-/// and it sorts, as bytes and as that string, by drift, time and node as
-/// a global id does. Every `Xuid` has version 8 and the RFC variant;
-/// decoders reject anything else.
-///
-/// ```
-/// use guid::{Id, v3};
-/// let x = v3::Xuid::now();
-/// let text = x.to_string();
-/// assert_eq!(&text[14..15], "8"); // version 8
-/// assert_eq!(text.parse::<v3::Xuid>(), Ok(x));
-/// assert_eq!(x.node(), v3::CLOCK.node()); // all 58 bits of the clock's node
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::NoUninit))]
-#[cfg_attr(
-    feature = "zerocopy",
-    derive(
-        zerocopy::IntoBytes,
-        zerocopy::Immutable,
-        zerocopy::KnownLayout,
-        zerocopy::Unaligned
-    )
-)]
-#[repr(transparent)]
-pub struct Xuid([u8; 16]);
-
-const _: () = assert!(size_of::<Xuid>() == 16);
+crate::id::declare! {
+    /// A v3 128-bit id (Go v3's `X`): an RFC 9562 UUIDv8 whose 122 bits of
+    /// payload are a global id with a 58-bit node.
+    ///
+    /// ```text
+    /// payload: | code: 3 | tick >> d | node: 58 | low tick: d | seq: 14 |
+    /// UUID:    payload bits 74..122 | version 8 | payload bits 62..74 | variant 0b10 | payload bits 0..62
+    /// ```
+    ///
+    /// A UUID column or API takes it as it is (with the feature `uuid`,
+    /// `uuid::Uuid::from(x)`); its string is the canonical lowercase UUID,
+    /// and it sorts, as bytes and as that string, by drift, time and node as
+    /// a global id does. Every `Xuid` has version 8 and the RFC variant;
+    /// decoders reject anything else.
+    ///
+    /// ```
+    /// use guid::{Id, v3};
+    /// let x = v3::Xuid::now();
+    /// let text = x.to_string();
+    /// assert_eq!(&text[14..15], "8"); // version 8
+    /// assert_eq!(text.parse::<v3::Xuid>(), Ok(x));
+    /// assert_eq!(x.node(), v3::CLOCK.node()); // all 58 bits of the clock's node
+    /// ```
+    pub struct Xuid([u8; 16]): checked;
+    name: "v3::Xuid",
+    drift: Drift,
+    local: Luid,
+    text: layout::Text::Uuid,
+    node: NODE_BITS_X,
+    store: uuid,
+    parse: crate::id::parse_text,
+    now: super::CLOCK.x(),
+    int: u128, from_u128, fallible,
+    bytes: fallible,
+}
 
 impl Xuid {
-    #[cfg(feature = "std")]
-    /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
-    #[inline]
-    pub fn now() -> Xuid {
-        super::CLOCK.x()
-    }
-
-    /// The id made of these parts: a node of 58 bits, time in Unix
-    /// nanoseconds (kept to the tick of 2^17 ns), sequence (0..=16383) and
-    /// drift: what a clock with this node and drift gives at this time and
-    /// sequence. Fails if the node or the sequence is too wide.
+    /// The id made of these parts, as [`Guid::compose`] with a node of 58
+    /// bits. Fails if the node or the sequence is too wide.
     ///
     /// ```
     /// use guid::{Id, v3::{Drift, Xuid}};
-    /// let id = Xuid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
-    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// let id = Xuid::compose(1 << 57, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift()), (1 << 57, 7, Drift::DEFAULT));
     /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
+    /// assert!(Xuid::compose(1 << 58, 0, 0, Drift::DEFAULT).is_err());
     /// # Ok::<(), guid::Error>(())
     /// ```
     pub fn compose(node: u64, time_ns: u64, seq: u16, drift: Drift) -> Result<Xuid> {
@@ -80,30 +68,11 @@ impl Xuid {
     /// 0, and the time in the clock's direction (Go's `X.FromTime`).
     #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Xuid {
-        let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
-        Xuid::stamp(local, clock.node())
-    }
-
-    /// The zero id of a drift: node, time and sequence all 0, version and
-    /// variant set (Go's `ZeroX`).
-    pub const fn zero(drift: Drift) -> Xuid {
-        Xuid::from_payload(layout::insert_node(
-            layout::pack_l(drift.code(), 0, 0),
-            drift.bits(),
-            0,
-            NODE_BITS_X,
-        ))
-    }
-
-    /// The drift.
-    pub const fn drift(&self) -> Drift {
-        Drift::of_code(self.0[0] >> 5)
-    }
-
-    /// The distance from `other` to `self` (Go's `Diff`), as
-    /// [`Guid::diff`], with `self`'s 58-bit node.
-    pub fn diff(&self, other: &Xuid) -> Xuid {
-        Xuid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
+        Xuid::from_state(
+            clock.drift().code(),
+            clock.node(),
+            clock.tick_at(t) << layout::SEQ_BITS,
+        )
     }
 
     /// The 128-bit id of a local id made on `node` (Go's `X.FromL`); fails
@@ -119,32 +88,13 @@ impl Xuid {
     /// as [`Guid::cmp_ring`] with the 58-bit node: `reference` is taken
     /// modulo 2^58, as Go does.
     pub fn cmp_ring(&self, other: &Xuid, reference: u64) -> Ordering {
-        let drift = self.drift();
-        drift.cmp(&other.drift()).then_with(|| {
-            layout::cmp_ring(
-                self.payload(),
-                other.payload(),
-                drift.bits(),
-                NODE_BITS_X,
-                reference & ((1 << NODE_BITS_X) - 1),
-            )
-        })
+        self.ring(other, reference)
     }
 
     /// The id of 16 big-endian bytes; fails unless they are a UUID of
     /// version 8 and the RFC 9562 variant.
     pub const fn from_bytes(bytes: [u8; 16]) -> Result<Xuid> {
         Xuid::from_u128(u128::from_be_bytes(bytes))
-    }
-
-    /// The 16 big-endian bytes (Go's `Bytes`), the UUID's.
-    pub const fn to_bytes(self) -> [u8; 16] {
-        self.0
-    }
-
-    /// The 16 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 16] {
-        &self.0
     }
 
     /// The 128-bit value.
@@ -159,12 +109,6 @@ impl Xuid {
             (8, 0b10) => Ok(Xuid(v.to_be_bytes())),
             (version, variant) => Err(Error::new(ErrorKind::NotUuidV8 { version, variant })),
         }
-    }
-
-    /// The UUIDv8 around a 122-bit payload.
-    #[inline]
-    const fn from_payload(p: u128) -> Xuid {
-        Xuid(layout::splice_uuid(p).to_be_bytes())
     }
 }
 
@@ -186,46 +130,3 @@ impl TryFrom<Xuid> for Guid {
         Ok(Guid::from_l64(x.to_l64(), node as u32))
     }
 }
-
-impl Id for Xuid {
-    const NAME: &'static str = "v3::Xuid";
-    const MIN: Xuid = Xuid::from_payload(0);
-    const MAX: Xuid = Xuid::from_payload((1 << 122) - 1);
-
-    type Bytes = [u8; 16];
-    type Drift = Drift;
-    type Local = Luid;
-
-    #[inline]
-    fn from_u128(v: u128) -> Result<Xuid> {
-        Xuid::from_u128(v)
-    }
-
-    #[inline]
-    fn drift(&self) -> Drift {
-        Xuid::drift(self)
-    }
-}
-
-impl Packing for Xuid {
-    const TEXT: Text = Text::Uuid;
-    const V3: bool = true;
-    const NODE: u32 = NODE_BITS_X;
-
-    #[inline]
-    fn window(code: u8) -> u32 {
-        Drift::window_of(code)
-    }
-
-    #[inline]
-    fn from_payload(p: u128) -> Xuid {
-        Xuid::from_payload(p)
-    }
-
-    #[inline]
-    fn parse_text(s: &[u8]) -> Result<Xuid> {
-        Xuid::from_u128(encoding::decode_uuid(s)?)
-    }
-}
-
-crate::id::std_traits!(Xuid, bytes: [u8; 16], fallible, int: u128, from_u128, fallible);

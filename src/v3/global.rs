@@ -10,67 +10,54 @@ use super::{Drift, Luid};
 use crate::Id;
 use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Packing, Text};
-use crate::layout::{self, NODE_BITS_G};
+use crate::id::sealed::Packing;
+use crate::layout;
 
-/// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
-/// unique across nodes.
-///
-/// ```text
-///  3 bits   47-d bits     32 bits      d bits     14 bits
-/// | code | tick >> d  |    node    | low tick | seq |
-/// ```
-///
-/// The bit positions of a v2 [`crate::Guid`] for the same window `d`, but
-/// `d` comes from [`Drift`]'s ladder, so the same bytes read differently
-/// as v2 and as v3 for every code but 5: convert with
-/// [`Guid::from_v2`], never by bytes or strings. Any 12 bytes are a v3 id
-/// (code 0 included).
-///
-/// ```
-/// use guid::{Id, v3};
-/// let id = v3::Guid::now();
-/// let text = id.to_string(); // 16 characters, sorts as the id does
-/// assert_eq!(text.parse::<v3::Guid>(), Ok(id));
-/// assert_eq!(v3::Guid::from_base62(id.to_base62())?, id); // 17 characters
-/// assert_eq!(id.node(), v3::CLOCK.node() & 0xffff_ffff); // its low 32 bits
-/// # Ok::<(), guid::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
-#[cfg_attr(
-    feature = "zerocopy",
-    derive(
-        zerocopy::FromBytes,
-        zerocopy::IntoBytes,
-        zerocopy::Immutable,
-        zerocopy::KnownLayout,
-        zerocopy::Unaligned
-    )
-)]
-#[repr(transparent)]
-pub struct Guid([u8; 12]);
-
-const _: () = assert!(size_of::<Guid>() == 12);
+crate::id::declare! {
+    /// A v3 96-bit global id (Go v3's `G`): drift, time, node and sequence,
+    /// unique across nodes.
+    ///
+    /// ```text
+    ///  3 bits   47-d bits     32 bits      d bits     14 bits
+    /// | code | tick >> d  |    node    | low tick | seq |
+    /// ```
+    ///
+    /// The bit positions of a v2 [`crate::Guid`] for the same window `d`, but
+    /// `d` comes from [`Drift`]'s ladder, so the same bytes read differently
+    /// as v2 and as v3 for every code but 5: convert with
+    /// [`Guid::from_v2`], never by bytes or strings. Any 12 bytes are a v3 id
+    /// (code 0 included).
+    ///
+    /// ```
+    /// use guid::{Id, v3};
+    /// let id = v3::Guid::now();
+    /// let text = id.to_string(); // 16 characters, sorts as the id does
+    /// assert_eq!(text.parse::<v3::Guid>(), Ok(id));
+    /// assert_eq!(v3::Guid::from_base62(id.to_base62())?, id); // 17 characters
+    /// assert_eq!(id.node(), v3::CLOCK.node() & 0xffff_ffff); // its low 32 bits
+    /// # Ok::<(), guid::Error>(())
+    /// ```
+    pub struct Guid([u8; 12]): pod;
+    name: "v3::Guid",
+    drift: Drift,
+    local: Luid,
+    text: layout::Text::Sortable { bits: 6 },
+    node: layout::NODE_BITS_G,
+    store: u96,
+    parse: crate::id::parse_text,
+    now: super::CLOCK.g(),
+    int: u128, from_u128, fallible,
+    bytes: infallible,
+}
 
 impl Guid {
-    #[cfg(feature = "std")]
-    /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
-    #[inline]
-    pub fn now() -> Guid {
-        super::CLOCK.g()
-    }
-
-    /// The id made of these parts: a 32-bit node, time in Unix nanoseconds
-    /// (kept to the tick of 2^17 ns), sequence (0..=16383) and drift: what
-    /// a clock with this node and drift gives at this time and sequence.
-    /// Fails if the sequence is too wide.
+    /// The id made of these parts, as [`crate::Guid::compose`] with a v3
+    /// drift.
     ///
     /// ```
     /// use guid::{Id, v3::{Drift, Guid}};
-    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::DEFAULT)?;
-    /// assert_eq!((id.node(), id.seq(), id.drift()), (0x53051caf, 7, Drift::DEFAULT));
+    /// let id = Guid::compose(0x53051caf, 1_700_000_000_000_000_000, 7, Drift::MAX)?;
+    /// assert_eq!((id.node(), id.seq(), id.drift().code()), (0x53051caf, 7, 7));
     /// assert_eq!(id.time(), 1_700_000_000_000_000_000 >> 17 << 17);
     /// # Ok::<(), guid::Error>(())
     /// ```
@@ -82,30 +69,11 @@ impl Guid {
     /// 0, and the time in the clock's direction (Go's `G.FromTime`).
     #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Guid {
-        let local = layout::pack_l(clock.drift().code(), clock.tick_at(t), 0);
-        Guid::stamp(local, clock.node())
-    }
-
-    /// The zero id of a drift: node, time and sequence all 0 (Go's `ZeroG`).
-    pub const fn zero(drift: Drift) -> Guid {
-        Guid(layout::bytes96(layout::insert_node(
-            layout::pack_l(drift.code(), 0, 0),
-            drift.bits(),
-            0,
-            NODE_BITS_G,
-        )))
-    }
-
-    /// The drift.
-    pub const fn drift(&self) -> Drift {
-        Drift::of_code(self.0[0] >> 5)
-    }
-
-    /// The distance from `other` to `self` (Go's `Diff`): times and
-    /// sequences subtracted with wrap-around (the sequence within its 14
-    /// bits, unlike v2), packed with `self`'s node and drift.
-    pub fn diff(&self, other: &Guid) -> Guid {
-        Guid::stamp(self.to_l64().diff(&other.to_l64()).to_u64(), self.node())
+        Guid::from_state(
+            clock.drift().code(),
+            clock.node(),
+            clock.tick_at(t) << layout::SEQ_BITS,
+        )
     }
 
     /// The global id of a local id made on `node` (Go's `G.FromL`).
@@ -129,16 +97,7 @@ impl Guid {
     /// # Ok::<(), guid::Error>(())
     /// ```
     pub fn cmp_ring(&self, other: &Guid, reference: u32) -> Ordering {
-        let drift = self.drift();
-        drift.cmp(&other.drift()).then_with(|| {
-            layout::cmp_ring(
-                self.to_u128(),
-                other.to_u128(),
-                drift.bits(),
-                NODE_BITS_G,
-                reference as u64,
-            )
-        })
+        self.ring(other, reference.into())
     }
 
     /// The v3 id of a v2 id (Go's `FromV2`): the same node, time and
@@ -176,19 +135,9 @@ impl Guid {
         Guid(bytes)
     }
 
-    /// The 12 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 12] {
-        self.0
-    }
-
-    /// The 12 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 12] {
-        &self.0
-    }
-
     /// The 96-bit value.
     pub const fn to_u128(self) -> u128 {
-        layout::from_bytes96(&self.0)
+        encoding::from_bytes96(&self.0)
     }
 
     /// The id of a 96-bit value; fails if it is wider.
@@ -196,55 +145,6 @@ impl Guid {
         if v >> 96 != 0 {
             return Err(Error::new(ErrorKind::Overflow { bits: 96 }));
         }
-        Ok(Guid(layout::bytes96(v)))
+        Ok(Guid(encoding::bytes96(v)))
     }
 }
-
-impl Id for Guid {
-    const NAME: &'static str = "v3::Guid";
-    const MIN: Guid = Guid([0; 12]);
-    const MAX: Guid = Guid([0xff; 12]);
-
-    type Bytes = [u8; 12];
-    type Drift = Drift;
-    type Local = Luid;
-
-    #[inline]
-    fn from_u128(v: u128) -> Result<Guid> {
-        Guid::from_u128(v)
-    }
-
-    #[inline]
-    fn drift(&self) -> Drift {
-        Guid::drift(self)
-    }
-}
-
-impl Packing for Guid {
-    const TEXT: Text = Text::Sortable { bits: 6 };
-    const V3: bool = true;
-    const NODE: u32 = NODE_BITS_G;
-
-    #[inline]
-    fn window(code: u8) -> u32 {
-        Drift::window_of(code)
-    }
-
-    #[inline]
-    fn from_payload(p: u128) -> Guid {
-        Guid(layout::bytes96(p))
-    }
-
-    #[inline]
-    fn from_halves(high: u64, low: u64) -> Guid {
-        Guid(layout::bytes96_halves(high, low))
-    }
-
-    /// Every 96-bit value is an id: nothing to check past the text.
-    #[inline]
-    fn parse_text(s: &[u8]) -> Result<Guid> {
-        Ok(Guid(layout::bytes96(encoding::decode_sortable::<6>(s)?)))
-    }
-}
-
-crate::id::std_traits!(Guid, bytes: [u8; 12], infallible, int: u128, from_u128, fallible);

@@ -7,63 +7,48 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Xuid};
 use crate::Id;
-use crate::encoding;
-use crate::error::{Error, ErrorKind, Result};
-use crate::id::sealed::{Packing, Text};
-use crate::layout::{self, SEQ_MAX};
+use crate::error::Result;
+#[cfg(feature = "std")]
+use crate::id::sealed::Packing;
+use crate::layout;
 
-/// A v3 64-bit local id (Go v3's `L`): drift, time and sequence, unique
-/// within one clock.
-///
-/// ```text
-/// | code: 3 | tick: 47 | seq: 14 |
-/// ```
-///
-/// The layout of a v2 [`crate::Luid`], but the code names a v3 [`Drift`].
-/// Unlike v2, its JSON is the plain 16-character string, the same as
-/// `Display`. Any 64-bit value is a v3 local id.
-///
-/// ```
-/// use guid::{Id, v3};
-/// let local = v3::Luid::now();
-/// assert_eq!(local.to_string().parse::<v3::Luid>(), Ok(local));
-/// assert_eq!(local.to_base62().len(), 11);
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "diesel", derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow), diesel(sql_type = diesel::sql_types::Binary))]
-#[cfg_attr(feature = "bytemuck", derive(bytemuck::Pod, bytemuck::Zeroable))]
-#[cfg_attr(
-    feature = "zerocopy",
-    derive(
-        zerocopy::FromBytes,
-        zerocopy::IntoBytes,
-        zerocopy::Immutable,
-        zerocopy::KnownLayout,
-        zerocopy::Unaligned
-    )
-)]
-#[repr(transparent)]
-pub struct Luid([u8; 8]);
-
-const _: () = assert!(size_of::<Luid>() == 8);
+crate::id::declare! {
+    /// A v3 64-bit local id (Go v3's `L`): drift, time and sequence, unique
+    /// within one clock.
+    ///
+    /// ```text
+    /// | code: 3 | tick: 47 | seq: 14 |
+    /// ```
+    ///
+    /// The layout of a v2 [`crate::Luid`], but the code names a v3 [`Drift`].
+    /// Unlike v2, its JSON is the plain 16-character string, the same as
+    /// `Display`. Any 64-bit value is a v3 local id.
+    ///
+    /// ```
+    /// use guid::{Id, v3};
+    /// let local = v3::Luid::now();
+    /// assert_eq!(local.to_string().parse::<v3::Luid>(), Ok(local));
+    /// assert_eq!(local.to_base62().len(), 11);
+    /// ```
+    pub struct Luid([u8; 8]): pod;
+    name: "v3::Luid",
+    drift: Drift,
+    local: Luid,
+    text: layout::Text::Sortable { bits: 4 },
+    node: 0,
+    store: u64,
+    parse: crate::id::parse_text,
+    now: super::CLOCK.l(),
+    int: u64, from_u64, infallible,
+    bytes: infallible,
+}
 
 impl Luid {
-    #[cfg(feature = "std")]
-    /// A new id from the default clock [`v3::CLOCK`](crate::v3::CLOCK).
-    #[inline]
-    pub fn now() -> Luid {
-        super::CLOCK.l()
-    }
-
-    /// The id made of these parts: time in Unix nanoseconds (kept to the
-    /// tick), sequence (0..=16383) and drift.
+    /// The id made of these parts, as [`crate::Luid::compose`] with a v3
+    /// drift.
     pub const fn compose(time_ns: u64, seq: u16, drift: Drift) -> Result<Luid> {
-        match layout::check(seq as u64, "seq", layout::SEQ_BITS) {
-            Ok(seq) => Ok(Luid::from_u64(layout::pack_l(
-                drift.code(),
-                layout::tick(time_ns),
-                seq,
-            ))),
+        match layout::compose_l(drift.code(), time_ns, seq) {
+            Ok(v) => Ok(Luid::from_u64(v)),
             Err(e) => Err(e),
         }
     }
@@ -73,29 +58,11 @@ impl Luid {
     /// `L.FromTime`).
     #[cfg(feature = "std")]
     pub fn from_time(clock: &Clock, t: SystemTime) -> Luid {
-        Luid::from_u64(layout::pack_l(clock.drift().code(), clock.tick_at(t), 0))
-    }
-
-    /// The zero id of a drift: time and sequence 0 (Go's `ZeroL`).
-    pub const fn zero(drift: Drift) -> Luid {
-        Luid::from_u64(layout::pack_l(drift.code(), 0, 0))
-    }
-
-    /// The drift.
-    pub const fn drift(&self) -> Drift {
-        Drift::of_code(self.0[0] >> 5)
-    }
-
-    /// The distance from `other` to `self` (Go's `Diff`), as
-    /// [`Guid::diff`]: time and sequence wrapped, `self`'s drift.
-    pub fn diff(&self, other: &Luid) -> Luid {
-        let t = self.time().wrapping_sub(other.time());
-        let s = (self.seq() as u64).wrapping_sub(other.seq() as u64);
-        Luid::from_u64(layout::pack_l(
-            self.drift().code(),
-            layout::tick(t),
-            s & SEQ_MAX,
-        ))
+        Luid::from_state(
+            clock.drift().code(),
+            0,
+            clock.tick_at(t) << layout::SEQ_BITS,
+        )
     }
 
     /// The global id of this local id made on `node` (Go's `G.FromL`).
@@ -126,16 +93,6 @@ impl Luid {
         Luid(bytes)
     }
 
-    /// The 8 big-endian bytes (Go's `Bytes`).
-    pub const fn to_bytes(self) -> [u8; 8] {
-        self.0
-    }
-
-    /// The 8 big-endian bytes, borrowed.
-    pub const fn as_bytes(&self) -> &[u8; 8] {
-        &self.0
-    }
-
     /// The id of a 64-bit value.
     pub const fn from_u64(v: u64) -> Luid {
         Luid(v.to_be_bytes())
@@ -159,50 +116,3 @@ impl Luid {
         Luid::from_u64(v as u64 ^ 1 << 63)
     }
 }
-
-impl Id for Luid {
-    const NAME: &'static str = "v3::Luid";
-    const MIN: Luid = Luid([0; 8]);
-    const MAX: Luid = Luid([0xff; 8]);
-
-    type Bytes = [u8; 8];
-    type Drift = Drift;
-    type Local = Luid;
-
-    #[inline]
-    fn from_u128(v: u128) -> Result<Luid> {
-        if v >> 64 != 0 {
-            return Err(Error::new(ErrorKind::Overflow { bits: 64 }));
-        }
-        Ok(Luid::from_u64(v as u64))
-    }
-
-    #[inline]
-    fn drift(&self) -> Drift {
-        Luid::drift(self)
-    }
-}
-
-impl Packing for Luid {
-    const TEXT: Text = Text::Sortable { bits: 4 };
-    const V3: bool = true;
-    const NODE: u32 = 0;
-
-    #[inline]
-    fn window(code: u8) -> u32 {
-        Drift::window_of(code)
-    }
-
-    #[inline]
-    fn from_payload(p: u128) -> Luid {
-        Luid::from_u64(p as u64)
-    }
-
-    /// Every 64-bit value is an id: nothing to check past the text.
-    #[inline]
-    fn parse_text(s: &[u8]) -> Result<Luid> {
-        Ok(Luid::from_u64(encoding::decode_sortable::<4>(s)? as u64))
-    }
-}
-
-crate::id::std_traits!(Luid, bytes: [u8; 8], infallible, int: u64, from_u64, infallible);
