@@ -124,17 +124,17 @@ pub fn room<T: Clone>(n: usize, value: T) -> PyResult<Vec<T>> {
 }
 
 /// A list of `n` new Python objects of the ids `fill` makes (one of the
-/// crate's fills: consecutive ids from one read of the time), each
-/// wrapped by `wrap`; a clock with too few ids left raises (see
-/// [`no_panic`](crate::errors::no_panic)).
+/// crate's `try_` fills: consecutive ids from one read of the time), each
+/// wrapped by `wrap`; the fill's error (a chosen node in a forked child, a
+/// clock with too few ids left) raises.
 pub fn batch<'py, T: guid::Id + Copy, W: Fast>(
     py: Python<'py>,
     n: usize,
-    fill: impl FnOnce(&mut [T]),
+    fill: impl FnOnce(&mut [T]) -> guid::Result<()>,
     wrap: fn(T) -> W,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut ids = room(n, T::MIN)?;
-    crate::errors::no_panic(|| fill(&mut ids))?;
+    fill(&mut ids).map_err(crate::errors::err)?;
     let ids = &ids[..];
     let Some(layout) = layout::<W>(py) else {
         let objects = ids

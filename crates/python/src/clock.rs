@@ -1,58 +1,18 @@
-//! The crate's 96-bit clocks (`kguid.Clock`, `kguid.v3.Clock`), its mock
-//! time source, and the fork check of the process-wide clocks.
+//! The crate's 96-bit clocks (`kguid.Clock`, `kguid.v3.Clock`) and its mock
+//! time source.
 //!
 //! The crate's clocks handle forks themselves: a random node is redrawn in
-//! a forked child, and a chosen node refuses there by panicking (Go's API
-//! returns an id and cannot fail). Python code gets an exception instead:
-//! a clock whose node was chosen keeps a [`guid::ForkGuard`] made with it
-//! and raises `ForkedError` in a child before asking the clock for an id.
+//! a forked child, and a chosen node refuses there. Every call here takes
+//! the crate's `try_` form, whose error (`ForkedError`, `UsedUpError`) is
+//! the exception.
 
-use std::sync::OnceLock;
-
-use guid::{ForkGuard, Id};
+use guid::Id;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::convert::{Int, Time};
-use crate::errors::{Limit, err, forked, no_panic};
+use crate::errors::{Limit, err};
 use crate::ids::{Drift, Guid, Luid, NODE32, NODE58, V3Drift, V3Guid, V3Luid, Xuid, batch_len};
-
-/// The guards of the process-wide clocks, made beside them at import:
-/// `Some` where `CONFIG_GUID_NODE_ID` chose the node.
-static GLOBAL_V2: OnceLock<Option<ForkGuard>> = OnceLock::new();
-static GLOBAL_V3: OnceLock<Option<ForkGuard>> = OnceLock::new();
-
-/// Builds the process-wide clocks and notes whether their nodes were chosen.
-pub fn init_globals() {
-    GLOBAL_V2.get_or_init(|| {
-        let chosen = guid::node::from_env().is_some();
-        std::sync::LazyLock::force(&guid::CLOCK);
-        chosen.then(ForkGuard::new)
-    });
-    GLOBAL_V3.get_or_init(|| {
-        let chosen = guid::v3::node::from_env().is_some();
-        std::sync::LazyLock::force(&guid::v3::CLOCK);
-        chosen.then(ForkGuard::new)
-    });
-}
-
-/// Refuses the process-wide v2 clock in a forked child if its node was chosen.
-#[inline]
-pub fn check_global_v2() -> PyResult<()> {
-    match GLOBAL_V2.get() {
-        Some(Some(guard)) if guard.forked() => Err(forked()),
-        _ => Ok(()),
-    }
-}
-
-/// Refuses the process-wide v3 clock in a forked child if its node was chosen.
-#[inline]
-pub fn check_global_v3() -> PyResult<()> {
-    match GLOBAL_V3.get() {
-        Some(Some(guard)) if guard.forked() => Err(forked()),
-        _ => Ok(()),
-    }
-}
 
 /// A time source that reads what it is set to, for tests: the crate's
 /// `MockTime`. Clocks built with it share it.
@@ -130,19 +90,6 @@ macro_rules! configure {
 #[pyclass(frozen, module = "kguid", name = "Clock")]
 pub struct V2Clock {
     inner: guid::Clock,
-    /// Made with the clock where its node was chosen.
-    guard: Option<ForkGuard>,
-}
-
-impl V2Clock {
-    /// Refuses a chosen node in a forked child.
-    #[inline]
-    fn check(&self) -> PyResult<()> {
-        match &self.guard {
-            Some(guard) if guard.forked() => Err(forked()),
-            _ => Ok(()),
-        }
-    }
 }
 
 #[pymethods]
@@ -169,36 +116,29 @@ impl V2Clock {
             b = b.node(node);
         }
         let b = configure!(b, ticker, inverse, time, not_before, restore);
-        Ok(V2Clock {
-            inner: b.build(),
-            guard: node.map(|_| ForkGuard::new()),
-        })
+        Ok(V2Clock { inner: b.build() })
     }
 
     /// A new global id.
     fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.check()?;
-        crate::alloc::object(py, Guid(no_panic(|| self.inner.g())?))
+        crate::alloc::object(py, Guid(self.inner.try_g().map_err(err)?))
     }
 
     /// A new local id.
     fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.check()?;
-        crate::alloc::object(py, Luid(no_panic(|| self.inner.l())?))
+        crate::alloc::object(py, Luid(self.inner.try_l().map_err(err)?))
     }
 
     /// `n` consecutive global ids from one read of the time (`fill`).
     fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        self.check()?;
         let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.fill(ids), Guid)
+        crate::alloc::batch(py, n, |ids| self.inner.try_fill(ids), Guid)
     }
 
     /// `n` consecutive local ids from one read of the time (`fill_l`).
     fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        self.check()?;
         let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), Luid)
+        crate::alloc::batch(py, n, |ids| self.inner.try_fill_l(ids), Luid)
     }
 
     /// The global id of a local id made by this clock.
@@ -250,18 +190,6 @@ impl V2Clock {
 pub struct V3Clock {
     /// The crate's clock.
     pub inner: guid::v3::Clock,
-    guard: Option<ForkGuard>,
-}
-
-impl V3Clock {
-    /// Refuses a chosen node in a forked child.
-    #[inline]
-    fn check(&self) -> PyResult<()> {
-        match &self.guard {
-            Some(guard) if guard.forked() => Err(forked()),
-            _ => Ok(()),
-        }
-    }
 }
 
 #[pymethods]
@@ -285,49 +213,40 @@ impl V3Clock {
             b = b.node(node).map_err(err)?;
         }
         let b = configure!(b, ticker, inverse, time, not_before, restore);
-        Ok(V3Clock {
-            inner: b.build(),
-            guard: node.map(|_| ForkGuard::new()),
-        })
+        Ok(V3Clock { inner: b.build() })
     }
 
     /// A new global id.
     fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.check()?;
-        crate::alloc::object(py, V3Guid(no_panic(|| self.inner.g())?))
+        crate::alloc::object(py, V3Guid(self.inner.try_g().map_err(err)?))
     }
 
     /// A new local id.
     fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.check()?;
-        crate::alloc::object(py, V3Luid(no_panic(|| self.inner.l())?))
+        crate::alloc::object(py, V3Luid(self.inner.try_l().map_err(err)?))
     }
 
     /// A new 128-bit id.
     fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.check()?;
-        crate::alloc::object(py, Xuid(no_panic(|| self.inner.x())?))
+        crate::alloc::object(py, Xuid(self.inner.try_x().map_err(err)?))
     }
 
     /// `n` consecutive global ids from one read of the time.
     fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        self.check()?;
         let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.fill(ids), V3Guid)
+        crate::alloc::batch(py, n, |ids| self.inner.try_fill(ids), V3Guid)
     }
 
     /// `n` consecutive local ids from one read of the time.
     fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        self.check()?;
         let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.fill_l(ids), V3Luid)
+        crate::alloc::batch(py, n, |ids| self.inner.try_fill_l(ids), V3Luid)
     }
 
     /// `n` consecutive 128-bit ids from one read of the time.
     fn batch_x<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        self.check()?;
         let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.fill_x(ids), Xuid)
+        crate::alloc::batch(py, n, |ids| self.inner.try_fill_x(ids), Xuid)
     }
 
     /// The global id of a local id made by this clock.

@@ -5,9 +5,8 @@
 //! The same exceptions serve the arguments the crate never sees: an
 //! integer its Rust type does not hold gets the error of the argument's
 //! kind ([`Limit`]: a part, a setting, an id's value, a cell), with the
-//! value as given; a JSON text the crate's reader refuses and a clock
-//! with no id left are `kguid.Error` with the kinds `"Json"` and
-//! `"UsedUp"`.
+//! value as given; a JSON text the crate's reader refuses is
+//! `kguid.Error` with the kind `"Json"`.
 
 use guid::ErrorKind;
 use pyo3::IntoPyObjectExt;
@@ -95,6 +94,12 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     kguid,
+    UsedUpError,
+    Error,
+    "A 96-bit clock with no id left: its 47-bit tick range is used up (the year 2554; a time source past it, or a clock restored at its end)."
+);
+pyo3::create_exception!(
+    kguid,
     InverseError,
     Error,
     "An inverse clock where ids must increase."
@@ -168,6 +173,7 @@ pub fn err(e: guid::Error) -> PyErr {
                 vec![("version", int(py, version)), ("variant", int(py, variant))],
             ),
             ErrorKind::Forked => (ForkedError::new_err(message), "Forked", vec![]),
+            ErrorKind::UsedUp => (UsedUpError::new_err(message), "UsedUp", vec![]),
             ErrorKind::Inverse => (InverseError::new_err(message), "Inverse", vec![]),
             ErrorKind::Range {
                 name,
@@ -313,41 +319,6 @@ pub fn json(what: &str, e: impl std::fmt::Display) -> PyErr {
     })
 }
 
-/// The start of the crate's panic message for a 96-bit clock with no id
-/// left (its time source past the year 2554, or restored at its end).
-const USED_UP: &str = "guid: the clock has used up its 47-bit tick range";
-
-/// Runs one of the crate's 96-bit clock calls, which panic (as Go's API
-/// cannot fail) once the clock has used up its tick range: that becomes
-/// `kguid.Error` with the kind `"UsedUp"` and the crate's message. Any
-/// other panic goes on as a panic.
-#[inline]
-pub fn no_panic<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(used_up)
-}
-
-/// The exception of a used-up clock's panic, or the panic resumed.
-#[cold]
-fn used_up(payload: Box<dyn std::any::Any + Send>) -> PyErr {
-    let message = if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else {
-        String::new()
-    };
-    if !message.starts_with(USED_UP) {
-        std::panic::resume_unwind(payload);
-    }
-    Python::attach(|py| with_fields(py, Error::new_err(message), "UsedUp", vec![]))
-}
-
-/// The error of a forked child's use of a chosen node, as the crate words it.
-#[cold]
-pub fn forked() -> PyErr {
-    err(guid::Error::from(ErrorKind::Forked))
-}
-
 /// An integer (or bool) attribute.
 fn int<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> Py<PyAny> {
     v.into_py_any(py).unwrap_or_else(|_| py.None())
@@ -374,6 +345,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayoutError", py.get_type::<LayoutError>())?;
     m.add("NotUuidV8Error", py.get_type::<NotUuidV8Error>())?;
     m.add("ForkedError", py.get_type::<ForkedError>())?;
+    m.add("UsedUpError", py.get_type::<UsedUpError>())?;
     m.add("InverseError", py.get_type::<InverseError>())?;
     m.add("RangeError", py.get_type::<RangeError>())?;
     Ok(())

@@ -510,8 +510,7 @@ id_class!(
         /// never repeated, across threads and forks.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::clock::check_global_v2()?;
-            crate::alloc::object(py, Guid(crate::errors::no_panic(|| guid::CLOCK.g())?))
+            crate::alloc::object(py, Guid(guid::CLOCK.try_g().map_err(crate::errors::err)?))
         }
 
         /// `n` consecutive new ids from the process-wide clock, one read
@@ -519,8 +518,7 @@ id_class!(
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
             let n = batch_len(&n)?;
-            crate::clock::check_global_v2()?;
-            crate::alloc::batch(py, n, |ids| guid::CLOCK.fill(ids), Guid)
+            crate::alloc::batch(py, n, |ids| guid::CLOCK.try_fill(ids), Guid)
         }
 
         /// The id of these parts: a 32-bit node, the time (Unix
@@ -562,16 +560,14 @@ id_class!(
         /// A new id from the process-wide clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::clock::check_global_v2()?;
-            crate::alloc::object(py, Luid(crate::errors::no_panic(|| guid::CLOCK.l())?))
+            crate::alloc::object(py, Luid(guid::CLOCK.try_l().map_err(crate::errors::err)?))
         }
 
         /// `n` consecutive new ids from the process-wide clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
             let n = batch_len(&n)?;
-            crate::clock::check_global_v2()?;
-            crate::alloc::batch(py, n, |ids| guid::CLOCK.fill_l(ids), Luid)
+            crate::alloc::batch(py, n, |ids| guid::CLOCK.try_fill_l(ids), Luid)
         }
 
         /// The id of these parts: the time (Unix nanoseconds or a
@@ -626,16 +622,14 @@ id_class!(
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::clock::check_global_v3()?;
-            crate::alloc::object(py, V3Guid(crate::errors::no_panic(|| guid::v3::CLOCK.g())?))
+            crate::alloc::object(py, V3Guid(guid::v3::CLOCK.try_g().map_err(crate::errors::err)?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
             let n = batch_len(&n)?;
-            crate::clock::check_global_v3()?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill(ids), V3Guid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill(ids), V3Guid)
         }
 
         /// The id of these parts: a 32-bit node, the time, the sequence
@@ -710,16 +704,14 @@ id_class!(
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::clock::check_global_v3()?;
-            crate::alloc::object(py, V3Luid(crate::errors::no_panic(|| guid::v3::CLOCK.l())?))
+            crate::alloc::object(py, V3Luid(guid::v3::CLOCK.try_l().map_err(crate::errors::err)?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
             let n = batch_len(&n)?;
-            crate::clock::check_global_v3()?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_l(ids), V3Luid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill_l(ids), V3Luid)
         }
 
         /// The id of these parts: the time, the sequence and the drift.
@@ -778,16 +770,14 @@ id_class!(
         /// A new id from the process-wide v3 clock.
         #[staticmethod]
         fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::clock::check_global_v3()?;
-            crate::alloc::object(py, Xuid(crate::errors::no_panic(|| guid::v3::CLOCK.x())?))
+            crate::alloc::object(py, Xuid(guid::v3::CLOCK.try_x().map_err(crate::errors::err)?))
         }
 
         /// `n` consecutive new ids from the process-wide v3 clock.
         #[staticmethod]
         fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
             let n = batch_len(&n)?;
-            crate::clock::check_global_v3()?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.fill_x(ids), Xuid)
+            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill_x(ids), Xuid)
         }
 
         /// The id of these parts: a 58-bit node, the time, the sequence

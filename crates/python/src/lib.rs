@@ -27,7 +27,6 @@ mod sno;
 #[pymodule]
 fn _kguid(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    clock::init_globals();
     errors::register(m)?;
     m.add_class::<ids::Guid>()?;
     m.add_class::<ids::Luid>()?;

@@ -132,3 +132,48 @@ def test_the_process_wide_clock_with_a_chosen_node_refuses_in_a_child():
         capture_output=True, text=True, check=True,
     ).stdout.split()
     assert out == ["refused,refused,refused,refused", "True"]
+
+
+def test_a_used_up_clock_and_a_forked_child_give_typed_errors():
+    """Every id call of both 96-bit clocks raises the crate's typed error,
+    its kind and message the crate's: UsedUpError ("UsedUp") with no id
+    left, ForkedError ("Forked") for a chosen node in a forked child (no
+    PanicException, no other exception), and issues nothing."""
+    end = 2**61 - 1
+    v2_used, v3_used = kguid.Clock(node=1, restore=end), v3.Clock(node=1, restore=end)
+    calls = lambda c2, c3: [  # noqa: E731
+        c2.g, c2.l, lambda: c2.batch(2), lambda: c2.batch_l(2),
+        c3.g, c3.l, c3.x, lambda: c3.batch(2), lambda: c3.batch_l(2), lambda: c3.batch_x(2),
+    ]
+    for call in calls(v2_used, v3_used):
+        with pytest.raises(kguid.UsedUpError) as e:
+            call()
+        assert type(e.value) is kguid.UsedUpError and e.value.kind == "UsedUp"
+        assert "used up its 47-bit tick range" in str(e.value)
+    assert v2_used.snapshot() == end and v3_used.snapshot() == end, "nothing issued"
+
+    c2, c3 = kguid.Clock(node=7), v3.Clock(node=7)
+    local, x = c2.l(), c3.x()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        out = []
+        for call in calls(c2, c3):
+            try:
+                call()
+                out.append("made")
+            except kguid.ForkedError as e:
+                ok = type(e) is kguid.ForkedError and e.kind == "Forked" and "forked child" in str(e)
+                out.append("forked" if ok else "untyped")
+            except BaseException as e:  # noqa: BLE001
+                out.append(type(e).__name__)
+        # Converting an id issues nothing: the chosen node, no error.
+        out.append(str(c2.from_l64(local).node == 7 and c3.x_from_l64(x.to_l64()) == x))
+        os.write(w, ",".join(out).encode())
+        os._exit(0)
+    os.close(w)
+    out = read_all(r).decode().split(",")
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert out == ["forked"] * 10 + ["True"]
+    assert c2.g().node == 7 and c3.x() > x, "the parent goes on"

@@ -33,6 +33,7 @@ from ._kguid import (
     PartError,
     RangeError,
     TooWideError,
+    UsedUpError,
     node,
     node_from_name,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "PartError",
     "RangeError",
     "TooWideError",
+    "UsedUpError",
     "flake",
     "node",
     "node_from_name",

@@ -8,8 +8,8 @@ _DriftArg = Union["Drift", int, datetime.timedelta, None]
 
 class Error(ValueError):
     """An id, part or setting the crate rejects; ``kind`` names the reason
-    (the crate's ``ErrorKind``; ``"Json"`` for a JSON text its reader
-    refuses, ``"UsedUp"`` for a 96-bit clock with no id left)."""
+    (the crate's ``ErrorKind``: ``"UsedUp"`` for a 96-bit clock with no id
+    left, ...; ``"Json"`` for a JSON text its reader refuses)."""
     kind: str
 
 class LengthError(Error):
@@ -54,6 +54,7 @@ class NotUuidV8Error(Error):
 
 class ForkedError(Error): ...
 class InverseError(Error): ...
+class UsedUpError(Error): ...
 
 class RangeError(Error):
     """A setting (``name``) outside its range: ``value`` not in ``min``..=``max``."""
