@@ -25,13 +25,13 @@ export declare class KguidError extends Error {
   readonly name: 'KguidError';
   readonly kind:
     | 'Length' | 'Char' | 'LeadingZero' | 'Overflow' | 'Drift' | 'Part' | 'CellWidth' | 'Cell'
-    | 'Marker' | 'Layout' | 'NotUuidV8' | 'Forked' | 'Inverse' | 'Range' | 'Other';
+    | 'Marker' | 'Layout' | 'NotUuidV8' | 'Forked' | 'UsedUp' | 'Inverse' | 'Range' | 'Other';
   readonly expected?: number;
   readonly found?: number;
   readonly byte?: number;
   readonly index?: number;
   readonly bits?: number;
-  /** What a Part or Range error is about: 'node', 'seq', 'drift code', 'clock state'... */
+  /** What a Part or Range error is about: 'node', 'seq', 'drift code'... */
   readonly part?: string;
   readonly value?: bigint | number;
   readonly min?: bigint;
@@ -187,7 +187,7 @@ export interface ClockOptions {
 /**
  * A 96-bit clock's ids end with its tick range, in 2554: a time source at
  * its end, or a restored snapshot there, makes g(), l(), x() and the fills
- * throw a KguidError of kind Range ('clock state').
+ * throw a KguidError of kind UsedUp.
  */
 export declare class Clock {
   constructor(options?: ClockOptions);

@@ -15,9 +15,9 @@
 //! - a failed call returns a status (or `undefined`, or a null address)
 //!   and keeps its [`guid::Error`], which [`take_error`] hands over as
 //!   `{message, kind, …fields}`; no call panics (a panic is a trap of the
-//!   module): the sno generator's ids come from `try_next`, and a 96-bit
-//!   clock's calls check first that its tick range has room for their ids
-//!   ([`room`]);
+//!   module): every clock's ids come from its `try_` form (the 96-bit
+//!   clocks' `try_g`, `try_fill`…, the sno generator's `try_next`), whose
+//!   error is the call's;
 //! - every integer parameter has the Rust type of the crate's parameter
 //!   (`u8`, `u16`, `u32`, `u64`, `i64`, `u128`): the JavaScript side checks
 //!   each argument's kind and range before the call, as wasm-bindgen's
@@ -216,6 +216,7 @@ fn describe(kind: ErrorKind) -> (&'static str, Vec<(&'static str, Field)>) {
             ],
         ),
         ErrorKind::Forked => ("Forked", vec![]),
+        ErrorKind::UsedUp => ("UsedUp", vec![]),
         ErrorKind::Inverse => ("Inverse", vec![]),
         ErrorKind::Range {
             name,
@@ -337,11 +338,11 @@ fn done<I: AsRef<[u8]>>(r: guid::Result<I>) -> i32 {
 pub fn now(tag: u32, t_ms: f64, meta: u8) -> i32 {
     set_time(t_ms);
     match tag {
-        GUID => V2_CLOCK.with(|c| issue(c, guid::Clock::g)),
-        LUID => V2_CLOCK.with(|c| issue(c, guid::Clock::l)),
-        V3_GUID => V3_CLOCK.with(|c| issue(c, v3::Clock::g)),
-        V3_LUID => V3_CLOCK.with(|c| issue(c, v3::Clock::l)),
-        XUID => V3_CLOCK.with(|c| issue(c, v3::Clock::x)),
+        GUID => V2_CLOCK.with(|c| issue(c, guid::Clock::try_g)),
+        LUID => V2_CLOCK.with(|c| issue(c, guid::Clock::try_l)),
+        V3_GUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_g)),
+        V3_LUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_l)),
+        XUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_x)),
         _ => SNO_GEN.with(|g| done(g.try_next(meta))),
     }
 }
@@ -351,7 +352,7 @@ pub fn now(tag: u32, t_ms: f64, meta: u8) -> i32 {
 #[wasm_bindgen]
 pub fn now_g(t_ms: f64) -> i32 {
     set_time(t_ms);
-    V2_CLOCK.with(|c| issue(c, guid::Clock::g))
+    V2_CLOCK.with(|c| issue(c, guid::Clock::try_g))
 }
 
 /// Fills the batch buffer with `n` consecutive ids of `tag`'s default
@@ -362,94 +363,30 @@ pub fn now_g(t_ms: f64) -> i32 {
 pub fn fill(tag: u32, n: usize, t_ms: f64, meta: u8) -> *const u8 {
     set_time(t_ms);
     match tag {
-        GUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::fill)),
-        LUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::fill_l)),
-        V3_GUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill)),
-        V3_LUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill_l)),
-        XUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::fill_x)),
+        GUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::try_fill)),
+        LUID => V2_CLOCK.with(|c| batch(c, n, guid::Clock::try_fill_l)),
+        V3_GUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill)),
+        V3_LUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill_l)),
+        XUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill_x)),
         _ => SNO_GEN.with(|g| sno_batch(g, n, meta)),
     }
 }
 
-/// The last state of a 96-bit clock's tick range: tick `2^47 - 1`,
-/// sequence `2^14 - 1` (the crate's `Snapshot` bound).
-const MAX_STATE: u64 = ((1 << 47) - 1) << 14 | ((1 << 14) - 1);
-
-/// A 96-bit clock ([`guid::Clock`], [`v3::Clock`]), whose ids panic once
-/// its 47-bit tick range is used up (the year 2554, or a time source or a
-/// restored snapshot at the range's end): a trap here.
-trait Ranged {
-    /// The state after the last id ([`guid::Snapshot`]), as issued.
-    fn last(&self) -> u64;
-    /// Whether the clock counts down.
-    fn inverse(&self) -> bool;
-}
-
-impl Ranged for guid::Clock {
-    fn last(&self) -> u64 {
-        self.snapshot().into()
-    }
-    fn inverse(&self) -> bool {
-        self.is_inverse()
-    }
-}
-
-impl Ranged for v3::Clock {
-    fn last(&self) -> u64 {
-        self.snapshot().into()
-    }
-    fn inverse(&self) -> bool {
-        self.is_inverse()
-    }
-}
-
-/// Whether `n` more ids of `clock` at the time given last fit its tick
-/// range, else [`ErrorKind::Range`] of the clock state. The clock counts
-/// its states forward (an inverse clock issues their mirror): the next id
-/// takes the state after the last one, or the first of the time's tick if
-/// that is later, and each further id the next state. The first state of a
-/// tick is taken as its sequence 1 (v3's; v2's is 0), so the check may
-/// refuse one id that v2 would still make, never allow one that panics.
-fn room(clock: &impl Ranged, n: usize) -> Result<(), Error> {
-    let issued = clock.last();
-    let last = if clock.inverse() {
-        MAX_STATE - issued
-    } else {
-        issued
-    };
-    let floor = (js_time() >> 17) << 14 | 1;
-    let first = (last + 1).max(floor);
-    let end = first.saturating_add(n.saturating_sub(1) as u64);
-    if end > MAX_STATE {
-        return Err(Error::from(ErrorKind::Range {
-            name: "clock state",
-            value: end,
-            min: 0,
-            max: MAX_STATE,
-        }));
-    }
-    Ok(())
-}
-
-/// An id `make` takes from a 96-bit clock with room for it, to the out
+/// An id `make` takes from a 96-bit clock (a `try_` form), to the out
 /// words ([`out_ptr`]): 0, or -1 with the error kept.
 #[inline]
-fn issue<C: Ranged, I: AsRef<[u8]>>(clock: &C, make: impl FnOnce(&C) -> I) -> i32 {
-    done(room(clock, 1).map(|()| make(clock)))
+fn issue<C, I: AsRef<[u8]>>(clock: &C, make: impl FnOnce(&C) -> Result<I, Error>) -> i32 {
+    done(make(clock))
 }
 
-/// `n` ids that `fill` takes from a 96-bit clock with room for them, into
-/// the batch buffer: its address, or null with the error kept.
-fn batch<C: Ranged, I: AsRef<[u8]> + Copy + Default>(
+/// `n` ids that `fill` (a `try_` fill) takes from a 96-bit clock, into the
+/// batch buffer: its address, or null with the error kept.
+fn batch<C, I: AsRef<[u8]> + Copy + Default>(
     clock: &C,
     n: usize,
-    fill: impl FnOnce(&C, &mut [I]),
+    fill: impl FnOnce(&C, &mut [I]) -> Result<(), Error>,
 ) -> *const u8 {
-    batch_of(n, |ids| {
-        room(clock, n)?;
-        fill(clock, ids);
-        Ok(())
-    })
+    batch_of(n, |ids| fill(clock, ids))
 }
 
 /// `n` ids of sno's generator `g` with metabyte `meta` into the batch
@@ -937,13 +874,13 @@ impl ClockV2 {
     /// the error kept.
     pub fn g(&self, t_ms: f64) -> i32 {
         set_time(t_ms);
-        issue(&self.0, guid::Clock::g)
+        issue(&self.0, guid::Clock::try_g)
     }
 
     /// A new local id to the out words ([`out_ptr`]): 0 or -1.
     pub fn l(&self, t_ms: f64) -> i32 {
         set_time(t_ms);
-        issue(&self.0, guid::Clock::l)
+        issue(&self.0, guid::Clock::try_l)
     }
 
     /// `n` global ids (`local`: local ids) into the batch buffer; its
@@ -951,9 +888,9 @@ impl ClockV2 {
     pub fn fill(&self, n: usize, local: bool, t_ms: f64) -> *const u8 {
         set_time(t_ms);
         if local {
-            batch(&self.0, n, guid::Clock::fill_l)
+            batch(&self.0, n, guid::Clock::try_fill_l)
         } else {
-            batch(&self.0, n, guid::Clock::fill)
+            batch(&self.0, n, guid::Clock::try_fill)
         }
     }
 
@@ -1018,9 +955,9 @@ impl ClockV3 {
     pub fn next(&self, tag: u32, t_ms: f64) -> i32 {
         set_time(t_ms);
         match tag {
-            V3_LUID => issue(&self.0, v3::Clock::l),
-            XUID => issue(&self.0, v3::Clock::x),
-            _ => issue(&self.0, v3::Clock::g),
+            V3_LUID => issue(&self.0, v3::Clock::try_l),
+            XUID => issue(&self.0, v3::Clock::try_x),
+            _ => issue(&self.0, v3::Clock::try_g),
         }
     }
 
@@ -1029,9 +966,9 @@ impl ClockV3 {
     pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
         set_time(t_ms);
         match tag {
-            V3_LUID => batch(&self.0, n, v3::Clock::fill_l),
-            XUID => batch(&self.0, n, v3::Clock::fill_x),
-            _ => batch(&self.0, n, v3::Clock::fill),
+            V3_LUID => batch(&self.0, n, v3::Clock::try_fill_l),
+            XUID => batch(&self.0, n, v3::Clock::try_fill_x),
+            _ => batch(&self.0, n, v3::Clock::try_fill),
         }
     }
 
@@ -1315,6 +1252,72 @@ mod tests {
         );
         let t = time_ns(GUID, b[0], b[1], b[2], b[3]);
         assert_eq!(t, 1_700_000_000_000_000_000 >> 17 << 17);
+    }
+
+    /// Every id call of both 96-bit clocks, its failure kept: the kinds of
+    /// the errors (empty where a call made its id).
+    fn refusals(v2: &ClockV2, v3c: &ClockV3) -> Vec<&'static str> {
+        let calls: [&dyn Fn() -> bool; 10] = [
+            &|| v2.g(f64::NAN) == -1,
+            &|| v2.l(f64::NAN) == -1,
+            &|| v2.fill(2, false, f64::NAN).is_null(),
+            &|| v2.fill(2, true, f64::NAN).is_null(),
+            &|| v3c.next(V3_GUID, f64::NAN) == -1,
+            &|| v3c.next(V3_LUID, f64::NAN) == -1,
+            &|| v3c.next(XUID, f64::NAN) == -1,
+            &|| v3c.fill(V3_GUID, 2, f64::NAN).is_null(),
+            &|| v3c.fill(V3_LUID, 2, f64::NAN).is_null(),
+            &|| v3c.fill(XUID, 2, f64::NAN).is_null(),
+        ];
+        calls
+            .iter()
+            .map(|call| match call() {
+                true => {
+                    LAST_ERROR.with(|l| l.borrow_mut().take().map_or("", |e| describe(e.kind()).0))
+                }
+                false => "",
+            })
+            .collect()
+    }
+
+    /// A clock with no id left refuses every call with the crate's typed
+    /// error (kind `UsedUp`), from the crate's `try_` forms: no trap.
+    #[test]
+    fn a_used_up_clock_keeps_the_crates_typed_error() {
+        const MAX_STATE: u64 = ((1 << 47) - 1) << 14 | ((1 << 14) - 1);
+        let v2 = ClockV2::make(Some(1), 3, false, Some(MAX_STATE), 1.7e12).unwrap();
+        let v3c = ClockV3::make(Some(1), 3, false, Some(MAX_STATE), 1.7e12).unwrap();
+        assert_eq!(refusals(&v2, &v3c), ["UsedUp"; 10]);
+        assert_eq!((v2.snapshot(), v3c.snapshot()), (MAX_STATE, MAX_STATE));
+    }
+
+    /// In a forked child a clock with a chosen node refuses every call
+    /// with the crate's typed error (kind `Forked`). WebAssembly has no
+    /// fork: this is the native build of the same calls.
+    #[cfg(unix)]
+    #[test]
+    fn a_forked_child_keeps_the_crates_typed_error() {
+        unsafe extern "C" {
+            fn fork() -> i32;
+            fn _exit(code: i32) -> !;
+            fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+        }
+        let v2 = ClockV2::make(Some(7), 3, false, None, 1.7e12).unwrap();
+        let v3c = ClockV3::make(Some(7), 3, false, None, 1.7e12).unwrap();
+        assert_eq!(refusals(&v2, &v3c), [""; 10], "the parent makes ids");
+        // SAFETY: the child only calls the clocks and leaves with `_exit`.
+        let pid = unsafe { fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let forked = refusals(&v2, &v3c) == ["Forked"; 10];
+            // SAFETY: leaving the child without the parent's destructors.
+            unsafe { _exit(if forked { 0 } else { 1 }) };
+        }
+        let mut status = -1;
+        // SAFETY: `status` is a valid place for the child's status.
+        assert_eq!(unsafe { waitpid(pid, &mut status, 0) }, pid);
+        assert_eq!(status, 0, "every call refused with Forked in the child");
+        assert_eq!(refusals(&v2, &v3c), [""; 10], "the parent goes on");
     }
 
     #[test]
