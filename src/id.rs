@@ -115,15 +115,7 @@ pub trait Id:
     type Local: Id<Drift = Self::Drift>;
 
     /// The value: the big-endian bytes as an integer.
-    #[inline]
-    fn to_u128(self) -> u128 {
-        let b = self.as_ref();
-        match Self::BYTES {
-            8 => b.first_chunk().map_or(0, |b| u64::from_be_bytes(*b).into()),
-            12 => b.first_chunk().map_or(0, encoding::from_bytes96),
-            _ => b.first_chunk().map_or(0, |b| u128::from_be_bytes(*b)),
-        }
-    }
+    fn to_u128(self) -> u128;
 
     /// The id of a value; fails if it is wider than [`BITS`](Id::BITS) or
     /// not an id of this type.
