@@ -43,8 +43,11 @@
 //! [`guid::Clock`](crate::Clock) (the one machine of every clock in this
 //! crate: one word, one atomic read-modify-write, the same steps back, stalls, borrowing, forks,
 //! end of the range and start in the future) on the layout's units, with
-//! two differences: its lead is bounded, and it returns errors where the
-//! 96-bit clocks, whose Go API returns an id, panic.
+//! two differences: its lead is bounded, and it has only the form that
+//! returns errors, where the 96-bit clocks, whose Go API returns an id,
+//! add panicking forms to their `try_` forms (every form of every clock
+//! on fork and at the end of the range: [the clock module's
+//! table](crate::clock#failing)).
 //!
 //! The sequence is small (4,096 ids per millisecond for noeqd), so the clock
 //! can run out of it; it then borrows the next time unit, up to a bounded

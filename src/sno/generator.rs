@@ -177,6 +177,8 @@ impl Generator {
     /// [`ErrorKind::Forked`] in a forked child of the process that built
     /// the generator, whose copy of the state would repeat the parent's
     /// ids. A source before sno's epoch (2010) reads as its first unit.
+    /// (Every clock's forms on fork and at the end of the range: [the
+    /// clock module's table](crate::clock#failing).)
     #[inline]
     pub fn try_next(&self, meta: u8) -> Result<Sno> {
         self.check_fork()?;
