@@ -256,6 +256,10 @@ How an id is read:
   19 or 20 digits    int: the 64-bit value of a local id
   \"...\" or \"*...\"    JSON of a global or a local id
   36 characters      a UUID: a v3 128-bit id
+  {\"kind\":...}       an object inspect or compose printed: the id it
+                     describes, every field checked (--v3 for a v3 id's;
+                     \"form\" says object), so inspect | inspect prints
+                     the same objects
 
   So only 16 characters may be ambiguous: those valid in more than one of
   the readings of 16 characters (rule 2).
@@ -283,20 +287,23 @@ How an id is read:
 
 What --extract finds:
   A token is a maximal run of the characters ids are written with: ASCII
-  letters, digits, '.' and '_'. A token written \"*TOKEN\" is read with its
-  quotes and star, as the JSON of a local id; any other token is read alone
-  (\"TOKEN\" reads as JSON under --from json). Each token is read as an id
-  is above, without a stream to decide (rules 1, 2 and 4): a token that
-  reads in several forms is read as the likeliest, noted once for each
-  kind of guess, and skipped under --strict. But no token is a sno id
-  unless --sno (then every 16-character token of sno's alphabet is, and
-  nothing else): a token whose likeliest reading is a sno string is
-  skipped, and the first one noted (\"found with --sno\"). With --flake
-  every token of 16 hex digits or of 11 to 20 decimal digits is a flake id,
-  and nothing else. A token that is an id is printed, with \"line\" (counted
-  from 1 over the arguments and standard input) before the other fields.
-  Tokens that are no id are skipped, silently and with status 0, so a word
-  that happens to be an id is printed too: use --from and --as to say which
+  letters, digits, '.' and '_'. A token written \"*TOKEN\" (or \\\"*TOKEN\\\"
+  inside a JSON string) is read with its quotes and star, as the JSON of a
+  local id; any other token is read alone (\"TOKEN\" reads as JSON under
+  --from json). Each token is read as an id is above, without a stream to
+  decide (rules 1, 2 and 4): a token that reads in several forms is read
+  as the likeliest, noted once for each kind of guess, and skipped under
+  --strict. But no token is a sno id unless --sno (then every 16-character
+  token of sno's alphabet is, and nothing else): a token whose likeliest
+  reading is a sno string is skipped, and the first one noted (\"found with
+  --sno\"). With --flake every token of 16 hex digits or of 11 to 20
+  decimal digits is a flake id, and nothing else. A token that reads only
+  as an id of a time more than a day ahead of now is skipped: no clock made
+  it (such as a time in nanoseconds, which --v3 reads as a local id of the
+  year 2405). A token that is an id is printed, with \"line\" (counted from
+  1 over the arguments and standard input) before the other fields. Tokens
+  that are no id are skipped, silently and with status 0, so a word that
+  happens to be an id is printed too: use --from and --as to say which
   forms your logs hold. An id must not touch another id character: in
   'id=Nlp6Nqho6Tsk5c.1.' the token ends with the sentence's '.', and is
   skipped. Under --v3 tokens are read as v3 ids, and '-' is an id character

@@ -115,9 +115,12 @@ impl Scanner {
         if !(RUN_MIN..=longest).contains(&len) {
             return None;
         }
-        let quote = match (self.before, after) {
-            ([b'"', b'*'], Some(b'"')) => Quote::Star,
-            ([_, b'"'], Some(b'"')) => Quote::Quoted,
+        // A quote closes the run, or its escape inside a JSON string (the
+        // "json" field of inspect's objects: `"\"*…\""`).
+        let closed = matches!(after, Some(b'"' | b'\\'));
+        let quote = match (self.before, closed) {
+            ([b'"', b'*'], true) => Quote::Star,
+            ([_, b'"'], true) => Quote::Quoted,
             _ => Quote::Bare,
         };
         Some(Token {

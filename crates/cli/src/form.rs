@@ -80,6 +80,8 @@ pub enum Form {
     Int,
     /// The canonical UUID string of a v3 128-bit id (36 characters)
     Uuid,
+    /// A JSON object as inspect and compose print, read by its kind and hex (its other fields checked)
+    Object,
 }
 
 /// The forms read without a leading `"`, in the order preferred when an
@@ -94,7 +96,7 @@ impl Form {
             Form::Base62 => &[Luid::BASE62_LEN, Guid::BASE62_LEN - 1, Guid::BASE62_LEN],
             Form::Hex => &[2 * Luid::BYTES, 2 * Guid::BYTES],
             Form::Int => &[19, 20],
-            Form::Json | Form::Uuid => &[],
+            Form::Json | Form::Uuid | Form::Object => &[],
         }
     }
 
@@ -105,7 +107,7 @@ impl Form {
             Form::Base62 => b.is_ascii_alphanumeric(),
             Form::Hex => b.is_ascii_hexdigit(),
             Form::Int => b.is_ascii_digit(),
-            Form::Json => true,
+            Form::Json | Form::Object => true,
             Form::Uuid => b.is_ascii_hexdigit() || b == b'-',
         }
     }
@@ -135,6 +137,7 @@ impl Form {
             Form::Json => "JSON",
             Form::Int => "an int",
             Form::Uuid => "a UUID",
+            Form::Object => "a JSON object",
         }
     }
 
@@ -147,6 +150,7 @@ impl Form {
             Form::Json => "JSON",
             Form::Int => "the int",
             Form::Uuid => "the UUID",
+            Form::Object => "the object",
         }
     }
 
@@ -159,6 +163,7 @@ impl Form {
             Form::Int => "19 or 20",
             Form::Json => "18 or 19",
             Form::Uuid => "36",
+            Form::Object => "any number of",
         }
     }
 
@@ -171,6 +176,7 @@ impl Form {
             Form::Json => "json",
             Form::Int => "int",
             Form::Uuid => "uuid",
+            Form::Object => "object",
         }
     }
 }
@@ -197,6 +203,85 @@ pub fn decode_flake(input: &[u8], form: Option<Form>) -> Result<Reading, String>
         }),
         Err(_) => Err("not a flake id: its sign bit is set (a flake id has 63 bits)".to_owned()),
     }
+}
+
+/// Reads `input` as a JSON object that `inspect` or `compose` printed
+/// (`{"kind":…}`): the id of its kind (`g`, `l` and, with `v3`, of v3; `x`,
+/// `sno`, `flake`) and its `hex` (a sno id's `string`, a flake id's
+/// `int`), every other field (but `line` and `form`) checked against that
+/// id's. `kind`, from `--as`, must be the object's.
+pub fn decode_object(input: &[u8], kind: Option<Kind>, v3: bool) -> Result<Reading, String> {
+    let object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(input).map_err(|e| format!("not an id's object: {e}"))?;
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(str::as_bytes)
+            .ok_or_else(|| format!("not an id's object: no \"{key}\" string"))
+    };
+    let id = match object.get("kind").and_then(serde_json::Value::as_str) {
+        Some("sno") => Id::Sno(Sno::parse_bytes(text("string")?).map_err(|e| e.to_string())?),
+        Some("flake") => decode_flake(text("int")?, Some(Form::Int))?.id,
+        Some(name @ ("g" | "l" | "x")) => {
+            let of = match name {
+                "g" => Kind::G,
+                "l" => Kind::L,
+                _ => Kind::X,
+            };
+            if let Some(kind) = kind.filter(|&kind| kind != of) {
+                return Err(format!(
+                    "the object is of a {} id, not of the --as {} asked for",
+                    of.noun(),
+                    kind.flag()
+                ));
+            }
+            let hex = text("hex")?;
+            let read = |v3: bool| reading(hex, Form::Hex, of, v3 || of == Kind::X);
+            let id = read(v3).map_err(|why| format!("its \"hex\": {why}"))?;
+            // The same bytes of the other generation, if its fields are those.
+            let other = read(!v3)
+                .ok()
+                .filter(|&id| disagreement(&object, id).is_none());
+            match (disagreement(&object, id), other, v3) {
+                (None, _, _) => id,
+                (Some(_), Some(_), false) if of != Kind::X => {
+                    return Err("the object is of a v3 id: add --v3".to_owned());
+                }
+                (Some(_), Some(_), true) if of != Kind::X => {
+                    return Err("the object is of a v2 id: drop --v3".to_owned());
+                }
+                (Some(field), _, _) => {
+                    return Err(format!("its \"{field}\" is not that of its id's"));
+                }
+            }
+        }
+        _ => {
+            return Err(
+                "not an id's object: its \"kind\" is none of g, l, x, sno and flake".to_owned(),
+            );
+        }
+    };
+    match disagreement(&object, id) {
+        None => Ok(Reading {
+            form: Form::Object,
+            id,
+        }),
+        Some(field) => Err(format!("its \"{field}\" is not that of its id's")),
+    }
+}
+
+/// The first field of `object` (but `line` and `form`) whose value is not
+/// the one `inspect` prints for `id`.
+fn disagreement(object: &serde_json::Map<String, serde_json::Value>, id: Id) -> Option<String> {
+    let Ok(Ok(report)) = id.report().map(serde_json::to_value) else {
+        return Some("kind".to_owned());
+    };
+    object
+        .iter()
+        .filter(|(key, _)| !matches!(key.as_str(), "line" | "form"))
+        .find(|(key, value)| report.get(key.as_str()) != Some(value))
+        .map(|(key, _)| key.clone())
 }
 
 /// Why a form other than int or hex is no flake id's.
@@ -239,7 +324,7 @@ impl Spelling {
             Form::String => Some(Spelling::String),
             Form::Base62 => Some(Spelling::Base62),
             Form::Hex => Some(Spelling::Hex),
-            Form::Json | Form::Int | Form::Uuid => None,
+            Form::Json | Form::Int | Form::Uuid | Form::Object => None,
         }
     }
 
@@ -332,7 +417,7 @@ impl Reading {
     /// id; a global string or base62 that also reads in a narrow alphabet,
     /// in which either is almost never spelled); then its form and kind.
     fn rank(self, all: &[Reading], now: u64) -> (bool, u8, u8) {
-        let ahead = self.id.time() > now.saturating_add(AHEAD);
+        let ahead = Rule { strict: false, now }.ahead(self.id);
         let wide = matches!(self.form, Form::String | Form::Base62) && !self.narrow();
         let spelled_narrow = wide && all.iter().any(|r| r.narrow());
         let marks = u8::from(!self.id.of_default_drift()) + u8::from(spelled_narrow);
@@ -405,6 +490,13 @@ pub struct Rule {
     pub strict: bool,
     /// Unix nanoseconds now: a time more than a day after it is no clock's.
     pub now: u64,
+}
+
+impl Rule {
+    /// Whether `id` is of a time more than a day after now: no clock's.
+    pub fn ahead(&self, id: Id) -> bool {
+        id.time() > self.now.saturating_add(AHEAD)
+    }
 }
 
 impl Several {
@@ -841,6 +933,7 @@ fn read_as<I: guid::Id + DeserializeOwned>(input: &[u8], form: Form) -> Result<I
         Form::Json => serde_json::from_slice(input).map_err(Why::Json),
         Form::Int if I::BITS == 64 => I::from_u128(int(input)?.into()).map_err(Why::Id),
         Form::Int => Err(Why::NotLocal { bits: I::BITS }),
+        Form::Object => Err(Why::Said("an object is read whole, by its kind and hex")),
     }
 }
 
@@ -996,7 +1089,7 @@ fn implied_kind(input: &[u8], form: Form) -> Kind {
         Form::Hex => input.len() == 2 * Luid::BYTES,
         Form::Json => input.starts_with(b"\"*"),
         Form::Int => true,
-        Form::Uuid => false,
+        Form::Uuid | Form::Object => false,
     };
     if local { Kind::L } else { Kind::G }
 }

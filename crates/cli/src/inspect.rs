@@ -11,8 +11,9 @@ use crate::id::{Id, Kind};
 use crate::output::{self, Cut, Fail, Quoted, Status};
 
 /// The longest line of standard input read as an id. No form is longer
-/// than 38 characters (the JSON of a v3 UUID); the rest is room for indentation and padding. A
-/// longer line is reported as a bad id without being held in memory.
+/// than 38 characters (the JSON of a v3 UUID), no object `inspect` prints
+/// than about 400; the rest is room for indentation and padding. A longer
+/// line is reported as a bad id without being held in memory.
 pub const LINE_MAX: usize = 1024;
 
 /// Describes each id given, or each line of standard input if none is (or
@@ -22,10 +23,10 @@ pub fn run(args: &InspectArgs, out: &mut impl Write) -> Result<Status, Fail> {
     if args.flake
         && args
             .from
-            .is_some_and(|f| !matches!(f, Form::Int | Form::Hex))
+            .is_some_and(|f| !matches!(f, Form::Int | Form::Hex | Form::Object))
     {
         output::error(format_args!(
-            "--flake goes with --from int or hex only: {}",
+            "--flake goes with --from int, hex or object only: {}",
             form::FLAKE_FORMS
         ));
         return Ok(Status::Usage);
@@ -153,7 +154,10 @@ impl<W: Write> Inspect<'_, W> {
     /// or, while an ambiguous id waits for evidence, after it.
     fn describe(&mut self, input: &[u8]) -> Result<(), Fail> {
         let args = self.args;
-        let read = if args.flake {
+        let object = input.first() == Some(&b'{') && args.from.is_none_or(|f| f == Form::Object);
+        let read = if object || args.from == Some(Form::Object) {
+            form::decode_object(input, args.kind, args.v3).map(Decoded::of)
+        } else if args.flake {
             form::decode_flake(input, args.from).map(Decoded::of)
         } else if args.sno {
             Sno::parse_bytes(input)
@@ -278,6 +282,10 @@ impl<W: Write> Inspect<'_, W> {
         // Lines are numbered from 1.
         let line = self.line + 1;
         let Reading { form, id } = choice.reading;
+        if self.rule.ahead(id) {
+            // No clock made it: a number or a word that reads as an id.
+            return Ok(());
+        }
         if let (Id::Sno(_), false) = (id, args.sno) {
             // Found with --sno only: told, once.
             let guess = choice.guess.unwrap_or_else(|| Guess::alone(choice.reading));

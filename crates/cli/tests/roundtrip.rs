@@ -517,6 +517,61 @@ fn a_lone_gen_id_reads_back_without_flags() {
     }
 }
 
+/// What `compose --sno` prints reads back alone, without --sno, as the
+/// sno id of the parts given (a global string is almost never spelled in
+/// sno's alphabet), at times from 2012 to now. (The zero sno id, of 2010
+/// and no parts, is 16 hex digits of a local id of 2008, the likelier.)
+#[test]
+fn composed_sno_ids_read_back_without_sno() {
+    for time in [
+        "2012-03-04T05:06:07Z",
+        "2015-06-01T10:00:00Z",
+        "2024-06-01T10:00:00Z",
+    ]
+    .map(str::to_owned)
+    .into_iter()
+    .chain([now().to_string()])
+    {
+        for (meta, partition, seq, tick) in [("0", "0", "0", "0"), ("255", "65535", "65535", "1")] {
+            let flags = [
+                "--time",
+                &time,
+                "--meta",
+                meta,
+                "--partition",
+                partition,
+                "--seq",
+                seq,
+            ];
+            let composed = guid(
+                ["compose", "--sno"]
+                    .iter()
+                    .chain(&flags)
+                    .chain(&["--tick", tick]),
+            );
+            assert_eq!(composed.code, 0, "{composed:?}");
+            let run = guid(["inspect", composed.stdout.trim_end()]);
+            assert_eq!(run.code, 0, "{flags:?}: {run:?}");
+            let o = &run.objects()[0];
+            let got = (
+                &o["kind"],
+                &o["meta"],
+                &o["partition"],
+                &o["seq"],
+                &o["tick"],
+            );
+            let want = (
+                &json!("sno"),
+                &json!(meta.parse::<u8>().unwrap()),
+                &json!(partition.parse::<u16>().unwrap()),
+                &json!(seq.parse::<u16>().unwrap()),
+                &json!(tick.parse::<u8>().unwrap()),
+            );
+            assert_eq!(got, want, "{flags:?}: {run:?}");
+        }
+    }
+}
+
 /// What `compose` prints reads back in each of its forms, alone: of the
 /// default drift code at a time up to now, as written; at any other drift
 /// code or a time ahead of now (which no clock makes), as written or, when
@@ -567,4 +622,120 @@ fn composed_ids_read_back_in_every_form() {
             }
         }
     }
+}
+
+/// The objects `inspect` and `compose` print read back: each line that is
+/// such an object is read as the id it describes (by its kind and its
+/// forms, all checked), for every kind and generation, sno and flake ids;
+/// so `inspect | inspect` prints the same objects again. One of the other
+/// generation is refused, naming the flag.
+#[test]
+fn printed_objects_read_back() {
+    let t = "2024-06-01T10:00:00Z";
+    let mut objects: Vec<(Vec<&str>, String)> = Vec::new();
+    for (flags, inspect) in [
+        (&["--node", "7"][..], &[][..]),
+        (&["--local"], &[]),
+        (&["--v3", "--node", "7"], &["--v3"]),
+        (&["--v3", "--local"], &["--v3"]),
+        (&["--v3", "--x", "--node", "0x3ffffffffffffff"], &["--v3"]),
+    ] {
+        let run = guid(["compose", "--time", t, "--seq", "9"].iter().chain(flags));
+        assert_eq!(run.code, 0, "{run:?}");
+        objects.push((inspect.to_vec(), run.stdout.trim_end().to_owned()));
+    }
+    let sno = guid([
+        "compose",
+        "--sno",
+        "--time",
+        t,
+        "--meta",
+        "7",
+        "--partition",
+        "9",
+    ]);
+    let run = guid(["inspect", "--sno", sno.stdout.trim_end()]);
+    objects.push((vec![], run.stdout.trim_end().to_owned()));
+    let run = guid(["inspect", "--flake", "2129406907130052609"]);
+    objects.push((vec![], run.stdout.trim_end().to_owned()));
+    for (flags, object) in &objects {
+        let mut want: Value = serde_json::from_str(object).expect("an object");
+        want.as_object_mut().expect("an object").remove("form");
+        let run = guid_stdin(
+            ["inspect"].iter().chain(flags),
+            format!("{object}\n").as_bytes(),
+        );
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (0, ""),
+            "{object}: {run:?}"
+        );
+        let mut got = run.objects().remove(0);
+        assert_eq!(got["form"], "object", "{run:?}");
+        got.as_object_mut().expect("an object").remove("form");
+        assert_eq!(got, want, "{object}");
+        // And the line of `inspect`'s own output, "form" and all.
+        let again = guid_stdin(["inspect"].iter().chain(flags), run.stdout.as_bytes());
+        assert_eq!(
+            (again.code, again.stdout.as_str()),
+            (0, run.stdout.as_str()),
+            "{again:?}"
+        );
+    }
+    // A v3 global object without --v3, and a v2 one with it.
+    for (object, flags, needle) in [
+        (&objects[2].1, &[][..], "add --v3"),
+        (&objects[0].1, &["--v3"][..], "drop --v3"),
+    ] {
+        let run = guid_stdin(
+            ["inspect"].iter().chain(flags),
+            format!("{object}\n").as_bytes(),
+        );
+        assert_eq!((run.code, run.stdout.as_str()), (3, ""), "{run:?}");
+        assert!(run.stderr.contains(needle), "{needle} in {run:?}");
+    }
+    // An object whose fields disagree is refused, naming the field.
+    let bad = objects[0].1.replace(r#""seq":9"#, r#""seq":8"#);
+    let run = guid(["inspect", &bad]);
+    assert_eq!((run.code, run.stdout.as_str()), (3, ""), "{run:?}");
+    assert!(run.stderr.contains("\"seq\""), "{run:?}");
+}
+
+/// `--extract` finds in `inspect`'s output the id it describes, and no
+/// other: the JSON of a local id escaped in a JSON string (`\"*…\"`) is
+/// that local id, not a global string; a 19-digit time in nanoseconds,
+/// which under --v3 reads as a local id of the year 2405, is no id (no
+/// clock makes ids more than a day ahead).
+#[test]
+fn extract_finds_only_the_id_in_printed_objects() {
+    let t = "2024-06-01T10:00:00Z";
+    for (flags, v3) in [
+        (&["--local"][..], false),
+        (&["--node", "7"], false),
+        (&["--v3", "--local"], true),
+        (&["--v3", "--node", "7"], true),
+        (&["--v3", "--x", "--node", "0x3ffffffffffffff"], true),
+    ] {
+        let composed = guid(["compose", "--time", t].iter().chain(flags));
+        let object: Value = serde_json::from_str(composed.stdout.trim_end()).expect("an object");
+        let mut extract = vec!["inspect", "--extract"];
+        if v3 {
+            extract.push("--v3");
+        }
+        let run = guid_stdin(&extract, composed.stdout.as_bytes());
+        assert_eq!(run.code, 0, "{run:?}");
+        let found = run.objects();
+        assert!(found.len() >= 3, "{flags:?}: {run:?}");
+        for o in &found {
+            assert_eq!(
+                (&o["kind"], &o["hex"]),
+                (&object["kind"], &object["hex"]),
+                "{flags:?}: {o}"
+            );
+        }
+    }
+    let log = "ts=1717235999999918080 id=VjeQ8I0Gmj4deV.6\n";
+    let run = guid_stdin(["inspect", "--extract", "--v3"], log.as_bytes());
+    assert_eq!(run.objects().len(), 1, "{run:?}");
+    assert_eq!(run.objects()[0]["string"], "VjeQ8I0Gmj4deV.6");
 }
