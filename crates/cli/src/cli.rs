@@ -201,8 +201,8 @@ How an id is read:
      --as, --v3 or --from-v2 a sno string too (16 characters of 2-9a-x).
      The id is printed when exactly one reading gives a valid id (drift
      code 1..=7), so a local form needs no --as l; the \"form\" field names
-     the form it was read in (string, base62, hex, json, int or uuid) and
-     \"kind\" the kind (g, l, x or sno).
+     the form it was read in (string, base62, hex, json, int, uuid or
+     object) and \"kind\" the kind (g, l, x, sno or flake).
   2. A line that gives different ids in several readings is ambiguous. 16
      characters are where forms meet: a global sortable string without '.'
      or '_' (most of those gen prints) is also base62, every 16-digit
