@@ -217,7 +217,9 @@ How an id is read:
      form the lines before it have shown, if they have shown exactly one.
      If none has been shown yet, it is held, and the lines after it wait
      with it (the output keeps the input's order), until a line shows a
-     form: then it is read in that one. A flag that leaves one reading
+     form: then it is read in that one. At most 1024 lines are held: then
+     they are read as if the input ended there (rule 4); and at a terminal
+     each line typed is answered at once. A flag that leaves one reading
      (--from, --sno) reads each line as it comes, holding none.
   4. Where the stream does not decide (an id alone, lines that have shown
      two forms or more, or one the line has no reading in, or none by the

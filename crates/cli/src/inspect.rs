@@ -1,6 +1,6 @@
 //! `guid inspect`: decode ids and describe each as a JSON object.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 
 use crate::cli::InspectArgs;
 use crate::extract::{Scanner, Token};
@@ -15,6 +15,10 @@ use crate::output::{self, Cut, Fail, Quoted, Status};
 /// than about 400; the rest is room for indentation and padding. A longer
 /// line is reported as a bad id without being held in memory.
 pub const LINE_MAX: usize = 1024;
+
+/// The most lines held while no line has shown a form: then they are read
+/// by likelihood (or refused, `--strict`), as at the end of the input.
+pub const HOLD_MAX: usize = 1024;
 
 /// Describes each id given, or each line of standard input if none is (or
 /// for each `-`). A bad id is reported and skipped; the status says
@@ -89,6 +93,9 @@ struct Inspect<'a, W> {
 impl<W: Write> Inspect<'_, W> {
     /// Reads standard input to its end, line by line.
     fn stdin(&mut self) -> Result<(), Fail> {
+        // A person typing or pasting ids at a terminal is answered line by
+        // line: nothing is held for a line that may never come.
+        let typed = io::stdin().is_terminal();
         let mut stdin = BufReader::with_capacity(64 * 1024, io::stdin().lock());
         let mut line = Line::default();
         let mut scanner = Scanner::new(self.args.v3);
@@ -109,6 +116,9 @@ impl<W: Write> Inspect<'_, W> {
                     return Ok(());
                 }
                 self.one_line(&line)?;
+                if typed {
+                    self.release()?;
+                }
             }
             self.line += 1;
         }
@@ -181,6 +191,11 @@ impl<W: Write> Inspect<'_, W> {
         let ambiguous = matches!(read, Ok(Decoded::Several(_)));
         if self.evidence.is_empty() && (ambiguous || !self.held.is_empty()) {
             self.held.push((input.to_vec(), read));
+            // Held lines take memory: past HOLD_MAX they are read as no
+            // evidence lets them be.
+            if self.held.len() >= HOLD_MAX {
+                self.release()?;
+            }
             return Ok(());
         }
         self.release()?;

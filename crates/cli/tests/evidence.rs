@@ -297,6 +297,35 @@ fn held_lines_with_no_evidence_are_read_at_the_end() {
     assert_eq!(run.stderr.lines().count(), 1, "noted once: {run:?}");
 }
 
+/// At most 1024 lines are held: then they are read as at the end of the
+/// input, by likelihood (the string, here), and the lines after them wait
+/// for evidence again (base62, shown by a 17-digit line), so memory stays
+/// bounded however long a stream shows no form.
+#[test]
+fn held_lines_are_read_past_1024() {
+    let long = base62_17();
+    let lines: Vec<&str> = std::iter::repeat_n(AMBIGUOUS, 1025)
+        .chain([long.as_str(), AMBIGUOUS_2])
+        .collect();
+    let run = guid_stdin(["inspect"], (lines.join("\n") + "\n").as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let want = [
+        as_written("string", &[AMBIGUOUS; 1024]),
+        as_written("base62", &[AMBIGUOUS, &long, AMBIGUOUS_2]),
+    ]
+    .concat();
+    assert_eq!(read(&run), want);
+    assert_eq!(run.stderr.lines().count(), 1, "noted once: {run:?}");
+    // Under --strict the first 1024 are refused, the rest read.
+    let run = guid_stdin(
+        ["inspect", "--strict"],
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    assert_eq!(run.code, BAD_ID, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1024, "{run:?}");
+    assert_eq!(read(&run), want[1024..]);
+}
+
 /// The arguments and standard input (`-`) are one stream, in order.
 #[test]
 fn arguments_and_standard_input_are_one_stream() {
