@@ -9,7 +9,9 @@ use guid::flake::{self, Layout};
 
 use tracing::{error, info, warn};
 
-use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
+use crate::config::{
+    Config, ConnConfig, IdConfig, LeaseConfig, LeaseStore, Listeners, ProcessConfig, TimeConfig,
+};
 use crate::error::Error;
 use crate::flag_file;
 use crate::protocol::MAX_TOKEN;
@@ -180,16 +182,19 @@ pub struct ServeArgs {
     pub lease_ttl: Duration,
 }
 
-impl ServeArgs {
-    /// The service settings these flags ask for (the token read from
-    /// `--token-file` or `NOEQ_TOKEN`).
-    ///
-    /// What needs the time or the state file is checked by
-    /// [`Config::check`]; [`serve_main`] runs both before it listens.
-    pub fn config(&self) -> Result<Config, Error> {
+/// The service settings the flags ask for, every flag checked (the token
+/// read from `--token-file` or `NOEQ_TOKEN`): the one conversion of the
+/// flags.
+///
+/// What needs the time, the state file or the process's limits is checked
+/// by [`Config::check`]; [`serve_main`] runs both before it listens.
+impl TryFrom<ServeArgs> for Config {
+    type Error = Error;
+
+    fn try_from(mut args: ServeArgs) -> Result<Config, Error> {
         let fail = |why: String| Err(Error::Config(why));
-        let mut layout = self.layout;
-        if let Some(ms) = self.epoch_ms {
+        let mut layout = args.layout;
+        if let Some(ms) = args.epoch_ms {
             // Checked here too, to name the value as given (the layout
             // holds it in u64 nanoseconds).
             let now = std::time::SystemTime::now()
@@ -202,18 +207,18 @@ impl ServeArgs {
             }
             layout = layout.with_epoch_ms(ms);
         }
-        if let Some(unit) = self.unit {
+        if let Some(unit) = args.unit {
             layout = match layout.with_unit(unit) {
                 Ok(layout) => layout,
                 Err(e) => return fail(format!("--unit {unit:?}: {e}")),
             };
         }
-        for (flag, id) in [("-d", self.datacenter), ("-w", self.worker)] {
+        for (flag, id) in [("-d", args.datacenter), ("-w", args.worker)] {
             if id > 31 {
                 return fail(format!("{flag} {id} is not in 0..=31"));
             }
         }
-        let ordinal = self.node_from_ordinal.then(ordinal::from_env).transpose()?;
+        let ordinal = args.node_from_ordinal.then(ordinal::from_env).transpose()?;
         if let Some(o) = ordinal
             && o > 31
         {
@@ -221,19 +226,19 @@ impl ServeArgs {
                 "--node-from-ordinal: ordinal {o} does not fit the worker bits (0..=31)"
             ));
         }
-        let worker = ordinal.unwrap_or(self.worker);
-        let node = match self.node {
+        let worker = ordinal.unwrap_or(args.worker);
+        let node = match args.node {
             Some(node) => node,
-            None => flake::noeqd_node(self.datacenter, worker)?,
+            None => flake::noeqd_node(args.datacenter, worker)?,
         };
         if node > layout.max_node() {
-            let named = match (self.node, ordinal) {
+            let named = match (args.node, ordinal) {
                 (Some(_), _) => format!("--node {node}"),
                 (None, Some(o)) => format!(
                     "-d {} with --node-from-ordinal {o} (node {node})",
-                    self.datacenter
+                    args.datacenter
                 ),
-                (None, None) => format!("-d {} -w {} (node {node})", self.datacenter, worker),
+                (None, None) => format!("-d {} -w {} (node {node})", args.datacenter, worker),
             };
             return fail(format!(
                 "{named} does not fit the layout's {} node bits (0..={})",
@@ -241,41 +246,51 @@ impl ServeArgs {
                 layout.max_node()
             ));
         }
-        let token = match &self.token_file {
+        let token = match &args.token_file {
             Some(path) => Some(read_token(path)?),
             None => std::env::var_os("NOEQ_TOKEN").map(|t| t.into_encoded_bytes()),
         };
         if token.as_ref().is_some_and(Vec::is_empty) {
             return fail("NOEQ_TOKEN is set but empty: auth would be off (unset it to serve without a token)".into());
         }
+        let lease = args.lease_store().map(|store| LeaseConfig {
+            store,
+            prefix: args.prefix,
+            ttl: args.lease_ttl,
+        });
         Ok(Config {
-            layout,
-            node,
-            not_before: self
-                .not_before_ms
-                .map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
-            max_lead: self.max_lead,
-            // A node of its own in every pod: the 96-bit ids' too, unless
-            // CONFIG_GUID_NODE_ID says otherwise.
-            global_node: ordinal
-                .filter(|_| std::env::var_os("CONFIG_GUID_NODE_ID").is_none())
-                .map(|_| node as u32),
-            v3: self.v3,
-            token,
-            max_conns: self.max_conns,
-            http_max_conns: self.http_max_conns,
-            auth_timeout: self.auth_timeout,
-            max_unauthed: self.max_unauthed,
-            idle_timeout: Some(self.idle_timeout).filter(|d| !d.is_zero()),
-            state: self.state.clone(),
-            busy_poll: self.busy_poll,
-            lease: self.lease_store().map(|store| LeaseConfig {
-                store,
-                prefix: self.prefix.clone(),
-                ttl: self.lease_ttl,
-            }),
-            release_code_pages: true,
-            ..Config::default()
+            ids: IdConfig {
+                layout,
+                node,
+                // A node of its own in every pod: the 96-bit ids' too,
+                // unless CONFIG_GUID_NODE_ID says otherwise.
+                global_node: ordinal
+                    .filter(|_| std::env::var_os("CONFIG_GUID_NODE_ID").is_none())
+                    .map(|_| node as u32),
+                v3: args.v3,
+            },
+            time: TimeConfig {
+                not_before: args
+                    .not_before_ms
+                    .map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
+                max_lead: args.max_lead,
+                state: args.state,
+                ..TimeConfig::default()
+            },
+            conns: ConnConfig {
+                token,
+                max_conns: args.max_conns,
+                http_max_conns: args.http_max_conns,
+                auth_timeout: args.auth_timeout,
+                max_unauthed: args.max_unauthed,
+                idle_timeout: Some(args.idle_timeout).filter(|d| !d.is_zero()),
+            },
+            lease,
+            process: ProcessConfig {
+                busy_poll: args.busy_poll,
+                release_code_pages: true,
+                ..ProcessConfig::default()
+            },
         })
     }
 }
@@ -307,14 +322,57 @@ fn read_token(path: &Path) -> Result<Vec<u8>, Error> {
 
 impl ServeArgs {
     /// Where the node id is leased from, if it is.
-    fn lease_store(&self) -> Option<LeaseStore> {
+    fn lease_store(&mut self) -> Option<LeaseStore> {
         if !self.etcd.is_empty() {
             return Some(LeaseStore::Etcd {
-                endpoints: self.etcd.clone(),
+                endpoints: std::mem::take(&mut self.etcd),
             });
         }
-        let url = self.redis.clone()?;
+        let url = self.redis.take()?;
         Some(LeaseStore::Redis { url })
+    }
+
+    /// The addresses to listen on, kept for after the flags have become a
+    /// [`Config`].
+    fn addresses(&self) -> Addresses {
+        Addresses {
+            flake: self.listen.clone(),
+            global: self.listen_g.clone(),
+            x: self.listen_x.clone(),
+            http: self.http.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// The addresses of `-l`, `--listen-g`, `--listen-x`, `--http` and
+/// `--metrics`.
+struct Addresses {
+    flake: String,
+    global: Option<String>,
+    x: Option<String>,
+    http: Option<String>,
+    metrics: Option<String>,
+}
+
+impl Addresses {
+    /// The listeners, bound (":4444" means every interface, as in noeqd).
+    fn bind(&self) -> Result<Listeners, Error> {
+        let bind = |addr: &str| {
+            let addr = if addr.starts_with(':') {
+                format!("0.0.0.0{addr}")
+            } else {
+                addr.to_owned()
+            };
+            TcpListener::bind(&addr).map_err(|e| Error::io(format!("listen on {addr}"), e))
+        };
+        Ok(Listeners {
+            flake: Some(bind(&self.flake)?),
+            global: self.global.as_deref().map(bind).transpose()?,
+            x: self.x.as_deref().map(bind).transpose()?,
+            http: self.http.as_deref().map(bind).transpose()?,
+            metrics: self.metrics.as_deref().map(bind).transpose()?,
+        })
     }
 }
 
@@ -350,35 +408,17 @@ pub fn serve_main(args: ServeArgs) -> ExitCode {
         error!(error = %e, "{e}");
         ExitCode::from(1)
     };
-    let config = match args.config() {
-        Ok(config) => config,
+    let addresses = args.addresses();
+    let http = addresses.http.is_some();
+    let checked = match Config::try_from(args).and_then(|config| config.check(http)) {
+        Ok(checked) => checked,
         Err(e) => return refuse(e),
     };
-    if let Err(e) = config.check_serving(args.http.is_some()) {
-        return refuse(e);
-    }
-    let bind = |addr: &str| {
-        let addr = if addr.starts_with(':') {
-            format!("0.0.0.0{addr}")
-        } else {
-            addr.to_owned()
-        };
-        TcpListener::bind(&addr).map_err(|e| Error::io(format!("listen on {addr}"), e))
-    };
-    let open = || -> Result<Listeners, Error> {
-        Ok(Listeners {
-            flake: Some(bind(&args.listen)?),
-            global: args.listen_g.as_deref().map(bind).transpose()?,
-            x: args.listen_x.as_deref().map(bind).transpose()?,
-            http: args.http.as_deref().map(bind).transpose()?,
-            metrics: args.metrics.as_deref().map(bind).transpose()?,
-        })
-    };
-    let listeners = match open() {
+    let listeners = match addresses.bind() {
         Ok(listeners) => listeners,
         Err(e) => return fail(&e),
     };
-    match run(listeners, config, signals()) {
+    match run(listeners, checked, signals()) {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }
@@ -582,33 +622,33 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(a.listen, "127.0.0.1:5555");
-        let c = a.config().unwrap();
-        assert_eq!(c.node, 3 << 5 | 7);
-        assert_eq!(c.layout, Layout::NOEQD);
+        let c = Config::try_from(a).unwrap();
+        assert_eq!(c.ids.node, 3 << 5 | 7);
+        assert_eq!(c.ids.layout, Layout::NOEQD);
         assert_eq!(
-            c.not_before,
+            c.time.not_before,
             Some(UNIX_EPOCH + Duration::from_millis(1_700_000_000_000))
         );
         let d = parse(&[]).unwrap();
         assert_eq!(d.listen, "127.0.0.1:4444");
         assert_eq!(
-            d.config().unwrap().idle_timeout,
+            Config::try_from(d).unwrap().conns.idle_timeout,
             Some(Duration::from_secs(300))
         );
     }
 
     #[test]
     fn bad_settings_are_errors() {
-        assert!(parse(&["-d", "32"]).unwrap().config().is_err());
-        assert!(parse(&["-w", "32"]).unwrap().config().is_err());
+        assert!(Config::try_from(parse(&["-d", "32"]).unwrap()).is_err());
+        assert!(Config::try_from(parse(&["-w", "32"]).unwrap()).is_err());
         assert!(parse(&["--node", "1", "-d", "1"]).is_err());
         assert!(parse(&["--layout", "41/10/13"]).is_err());
         assert!(parse(&["--layout", "snowcast:14"]).is_err());
         assert!(parse(&["--layout", "fancy"]).is_err());
         assert!(parse(&["--idle-timeout", "5 parsecs"]).is_err());
         let big_node = parse(&["--layout", "51/4/8", "--node", "16"]).unwrap();
-        assert!(matches!(big_node.config(), Err(Error::Config(_))));
-        assert!(parse(&["--unit", "0ms"]).unwrap().config().is_err());
+        assert!(matches!(Config::try_from(big_node), Err(Error::Config(_))));
+        assert!(Config::try_from(parse(&["--unit", "0ms"]).unwrap()).is_err());
     }
 
     #[test]
@@ -622,7 +662,7 @@ mod tests {
             "4s",
         ])
         .unwrap();
-        let lease = a.config().unwrap().lease.unwrap();
+        let lease = Config::try_from(a).unwrap().lease.unwrap();
         let LeaseStore::Etcd { endpoints } = &lease.store else {
             panic!("{lease:?}")
         };
@@ -633,13 +673,13 @@ mod tests {
         assert_eq!(lease.prefix, "/ids/eu");
         assert_eq!(lease.ttl, Duration::from_secs(4));
         let d = parse(&["--etcd", "http://127.0.0.1:2379"]).unwrap();
-        let lease = d.config().unwrap().lease.unwrap();
+        let lease = Config::try_from(d).unwrap().lease.unwrap();
         assert_eq!(
             (lease.prefix.as_str(), lease.ttl),
             ("/guid", Duration::from_secs(10))
         );
         let r = parse(&["--redis", "redis://127.0.0.1:6379/0", "--prefix", "/r"]).unwrap();
-        let lease = r.config().unwrap().lease.unwrap();
+        let lease = Config::try_from(r).unwrap().lease.unwrap();
         let LeaseStore::Redis { url } = &lease.store else {
             panic!("{lease:?}")
         };
@@ -647,7 +687,12 @@ mod tests {
             (url.as_str(), lease.prefix.as_str()),
             ("redis://127.0.0.1:6379/0", "/r")
         );
-        assert!(parse(&[]).unwrap().config().unwrap().lease.is_none());
+        assert!(
+            Config::try_from(parse(&[]).unwrap())
+                .unwrap()
+                .lease
+                .is_none()
+        );
         for bad in [
             &["--etcd", "http://127.0.0.1:2379", "-d", "1"][..],
             &["--etcd", "http://127.0.0.1:2379", "-w", "1"],
@@ -691,7 +736,7 @@ mod tests {
             "10ms",
         ])
         .unwrap();
-        let l = a.config().unwrap().layout;
+        let l = Config::try_from(a).unwrap().ids.layout;
         assert_eq!(
             l.epoch(),
             UNIX_EPOCH + Duration::from_millis(1_420_070_400_000)

@@ -34,22 +34,21 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use guid::flake::{self, Layout};
 use guid::{IdClock, TimeSource, WallClock, unix_nanos};
 
-use crate::config::{IdSettings, TimeBounds};
+use crate::config::{IdConfig, TimeConfig};
 use crate::error::Error;
-use crate::horizon::{self, Horizon, StatePath};
+use crate::horizon::{self, Horizon, Lock, StatePath};
 use crate::issue::IdKind;
 use crate::shared::Shared;
 use crate::sno::SnoIds;
 
 /// Where the clocks start.
-#[derive(Debug)]
 pub(crate) struct Start {
     /// No id at or before this time (Unix ns): the later of `-t` and the
     /// state file's horizon.
     pub(crate) not_before: Option<u64>,
-    /// The state file, resolved, whose horizon that is and whose lock the
-    /// check took.
-    pub(crate) state: Option<StatePath>,
+    /// The state file, resolved, whose horizon that is, and its lock,
+    /// which the check took: the server's [`Horizon`] holds it on.
+    pub(crate) state: Option<(StatePath, Lock)>,
 }
 
 const NS_PER_MS: u128 = 1_000_000;
@@ -65,7 +64,7 @@ const MAX_T_AHEAD: Duration = Duration::from_secs(3600);
 /// and the state file's horizon, each checked against what the 64-bit
 /// `layout` can represent; the state file is resolved (its links
 /// followed), locked here, and read again under the lock.
-pub(crate) fn start(layout: Layout, bounds: &TimeBounds, now: u64) -> Result<Start, Error> {
+pub(crate) fn start(layout: Layout, bounds: &TimeConfig, now: u64) -> Result<Start, Error> {
     let range = Range::new(layout, bounds);
     range.check_now(now)?;
     let flag_t = match bounds.not_before {
@@ -80,14 +79,14 @@ pub(crate) fn start(layout: Layout, bounds: &TimeBounds, now: u64) -> Result<Sta
                 range.check_state(path, ns)?;
             }
             check_dir(&state)?;
-            horizon::lock(&state)?;
+            let lock = horizon::lock(&state)?;
             // Read again under the lock: a server that held it until now
             // may have moved the horizon on since.
             let saved = match state.load()? {
                 Some(ns) => Some(range.check_state(path, ns)?),
                 None => None,
             };
-            (saved, Some(state))
+            (saved, Some((state, lock)))
         }
         None => (None, None),
     };
@@ -112,7 +111,7 @@ fn check_dir(state: &StatePath) -> Result<(), Error> {
 /// lease (`leased`: its fence) says where the previous run's ids ended, they may have run up to
 /// its max lead past its last moment, which is before `now`: so after
 /// `now` plus the max lead.
-fn start_after(bounds: &TimeBounds, leased: bool, checked: Option<u64>, now: u64) -> Option<u64> {
+fn start_after(bounds: &TimeConfig, leased: bool, checked: Option<u64>, now: u64) -> Option<u64> {
     let told = checked.is_some() || leased;
     if told {
         return checked;
@@ -127,22 +126,23 @@ pub(crate) fn turn_away_until(end: tokio::time::Instant, hold: Duration) -> toki
     end.checked_sub(hold).unwrap_or(end)
 }
 
-/// Restart safety: with a state file (`state`, resolved by the check), a
-/// horizon reserved past the start (the later of now and the start bound,
-/// checked already) before the first id.
+/// Restart safety: with a state file (`state`, resolved and locked by the
+/// check), a horizon reserved past the start (the later of now and the
+/// start bound, checked already) before the first id.
 fn open_horizon(
-    bounds: &TimeBounds,
-    state: Option<&StatePath>,
+    bounds: &TimeConfig,
+    state: Option<(StatePath, Lock)>,
     layout: Layout,
     time: &dyn TimeSource,
     not_before: Option<u64>,
 ) -> Result<Option<Arc<Horizon>>, Error> {
-    let Some(state) = state else {
+    let Some((state, lock)) = state else {
         return Ok(None);
     };
     let from = time.now().max(not_before.unwrap_or(0));
     let horizon = Horizon::create(
-        state,
+        &state,
+        lock,
         from,
         horizon::span(layout),
         guid::nanos(bounds.reserve),
@@ -167,26 +167,20 @@ pub(crate) struct Clocks {
     pub(crate) sno: SnoIds,
 }
 
-/// The clocks of `ids`, after the start bound: `checked` (`-t`, the state
-/// file's horizon) or the margin of a start told nothing, neither a state
-/// file nor a lease (`leased`); with a state file (the one `checked`
-/// resolved), the horizon reserved past it and the clocks' time capped
-/// below it.
+/// The clocks of `ids`, after the start bound: `checked`'s (`-t`, the
+/// state file's horizon) or the margin of a start told nothing, neither a
+/// state file nor a lease (`leased`); with a state file (the one `checked`
+/// resolved and locked, whose lock the horizon takes over), the horizon
+/// reserved past it and the clocks' time capped below it.
 pub(crate) fn clocks(
-    ids: &IdSettings,
-    bounds: &TimeBounds,
+    ids: &IdConfig,
+    bounds: &TimeConfig,
     leased: bool,
-    checked: &Start,
+    checked: Start,
 ) -> Result<Clocks, Error> {
-    let time: Arc<dyn TimeSource> = bounds.time.clone().unwrap_or_else(|| Arc::new(WallClock));
+    let time: Arc<dyn TimeSource> = bounds.source.clone().unwrap_or_else(|| Arc::new(WallClock));
     let not_before = start_after(bounds, leased, checked.not_before, time.now());
-    let horizon = open_horizon(
-        bounds,
-        checked.state.as_ref(),
-        ids.layout,
-        &*time,
-        not_before,
-    )?;
+    let horizon = open_horizon(bounds, checked.state, ids.layout, &*time, not_before)?;
     let source = capped(bounds, &time, horizon.as_ref());
     let (flake, global, v3) = builders(ids, source.as_ref(), not_before, bounds.max_lead)?;
     let sno = SnoIds::new(
@@ -208,11 +202,11 @@ pub(crate) fn clocks(
 /// The time the clocks read, if not the wall clock: capped below the
 /// horizon if there is one.
 fn capped(
-    bounds: &TimeBounds,
+    bounds: &TimeConfig,
     time: &Arc<dyn TimeSource>,
     horizon: Option<&Arc<Horizon>>,
 ) -> Option<Arc<dyn TimeSource>> {
-    match (horizon, &bounds.time) {
+    match (horizon, &bounds.source) {
         (Some(h), _) => {
             let (h, time) = (Arc::clone(h), Arc::clone(time));
             Some(Arc::new(move || time.now().min(h.cap())))
@@ -227,7 +221,7 @@ fn capped(
 /// below the horizon if there is one; the wall clock if none), and start
 /// after `not_before` (Unix ns).
 fn builders(
-    ids: &IdSettings,
+    ids: &IdConfig,
     source: Option<&Arc<dyn TimeSource>>,
     not_before: Option<u64>,
     max_lead: Duration,
@@ -418,7 +412,7 @@ struct Range {
 }
 
 impl Range {
-    fn new(layout: Layout, bounds: &TimeBounds) -> Range {
+    fn new(layout: Layout, bounds: &TimeConfig) -> Range {
         let epoch = u128::from(unix_nanos(layout.epoch()));
         let ahead = match bounds.state {
             Some(_) => {

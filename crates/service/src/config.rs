@@ -1,4 +1,5 @@
-//! The settings of the service and the sockets it serves.
+//! The settings of the service, grouped by concern, and the sockets it
+//! serves.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -7,78 +8,122 @@ use std::time::{Duration, SystemTime};
 use guid::TimeSource;
 use guid::flake::{self, Layout};
 
-/// Settings of the service. Start from [`Config::default`] and change
-/// fields.
-#[derive(Clone)]
+/// Settings of the service, grouped by concern as the stages of
+/// [`run`](crate::run) take them: each stage is handed only the groups it
+/// needs, so that what it depends on can be read from its signature.
+///
+/// Start from [`Config::default`] and change fields
+/// (`config.ids.node = 1`, `config.time.state = Some(path)`); then
+/// [`Config::check`] checks them all, once, and gives what `run` serves.
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Config {
+    /// Which ids the clocks make, and with which node ids.
+    pub ids: IdConfig,
+    /// Where ids start, how far ahead of the time they may run, the state
+    /// file that keeps a restart from reusing time, and the time source.
+    pub time: TimeConfig,
+    /// Who is served, how many at once, and for how long.
+    pub conns: ConnConfig,
+    /// Lease the 64-bit node id from etcd or Redis instead of using
+    /// [`IdConfig::node`] (needs the store's feature, `etcd` or `redis`:
+    /// without it, the service refuses to start).
+    pub lease: Option<LeaseConfig>,
+    /// The process around the server: its end, its runtime, its memory.
+    pub process: ProcessConfig,
+}
+
+/// Which ids the clocks make, and with which node ids: what the clocks
+/// are built from, apart from their time ([`Config::ids`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct IdConfig {
     /// The layout of 64-bit ids (default [`Layout::NOEQD`]).
     pub layout: Layout,
     /// The node id in 64-bit ids (noeqd: `datacenter << 5 | worker`).
     pub node: u64,
+    /// The node id of 96-bit ids (default: `CONFIG_GUID_NODE_ID`, else random).
+    pub global_node: Option<u32>,
+    /// The 96-bit listener serves v3's global ids rather than v2's.
+    pub v3: bool,
+}
+
+/// The time rules' settings ([`Config::time`]): where ids start, how far
+/// ahead of the time they may run, the state file that keeps a restart
+/// from reusing time, and the time source.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct TimeConfig {
     /// Issue no id at or before this time (noeqd's `-t`): after 2001 and
     /// at most an hour ahead; the server waits for it before serving.
     pub not_before: Option<SystemTime>,
     /// How far 64-bit ids may run ahead of the clock when a millisecond's
     /// sequence runs out (default [`flake::DEFAULT_MAX_LEAD`]).
     pub max_lead: Duration,
-    /// The node id of 96-bit ids (default: `CONFIG_GUID_NODE_ID`, else random).
-    pub global_node: Option<u32>,
-    /// The 96-bit listener serves v3's global ids rather than v2's.
-    pub v3: bool,
+    /// The state file that keeps a restart from reusing time. Its links
+    /// and `..` are resolved by [`Config::check`], and the file they lead
+    /// to is read, saved and locked (a link to no file is refused); no
+    /// other server may hold that file, under whatever name, from the
+    /// check until this one's end.
+    pub state: Option<PathBuf>,
+    /// How far ahead of the ids the state file's horizon is kept.
+    pub reserve: Duration,
+    /// Where the clocks read the time (default: the system clock).
+    pub source: Option<Arc<dyn TimeSource>>,
+}
+
+/// Who is served, how many at once, and for how long ([`Config::conns`]).
+/// No `Debug`: it holds the token.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ConnConfig {
     /// The token clients must send first; `None` or empty: no auth
     /// (`guid serve` refuses an empty `--token-file` or `NOEQ_TOKEN`).
     pub token: Option<Vec<u8>>,
     /// Connections served at once; more are accepted and closed at once.
     /// With a token, only connections that authenticated take a place
-    /// here; one that authenticates past the cap is closed. At the start
-    /// it must fit, with [`Config::max_unauthed`] (with a token) and 128
-    /// more descriptors, in the open-file limit: the process's soft limit
-    /// is raised to fit when the hard limit allows (Linux), else the start
-    /// is refused with [`Error::Config`](crate::Error::Config).
+    /// here; one that authenticates past the cap is closed. At the check
+    /// it must fit, with [`ConnConfig::max_unauthed`] (with a token) and
+    /// 128 more descriptors, in the open-file limit: the process's soft
+    /// limit is raised to fit when the hard limit allows (Linux), else the
+    /// start is refused with [`Error::Config`](crate::Error::Config).
     pub max_conns: usize,
     /// Connections the HTTP API serves at once, apart from
-    /// [`Config::max_conns`] (default 1,024: HTTP clients keep a pool of
-    /// connections alive and send many requests on each). Past it the one
-    /// idle longest is closed to make room, else the new one. Counted in
-    /// the open-file limit as `max_conns` is, when the API listens.
+    /// [`ConnConfig::max_conns`] (default 1,024: HTTP clients keep a pool
+    /// of connections alive and send many requests on each). Past it the
+    /// one idle longest is closed to make room, else the new one. Counted
+    /// in the open-file limit as `max_conns` is, when the API listens.
     pub http_max_conns: usize,
     /// With a token: how long after accept a connection may take to send
     /// its whole auth frame, however it trickles in (default 5 s). While
-    /// the line of [`Config::max_unauthed`] is full, only the first 2 s of
-    /// it are guaranteed to a client whose address does not hold the most
-    /// places in the line.
+    /// the line of [`ConnConfig::max_unauthed`] is full, only the first
+    /// 2 s of it are guaranteed to a client whose address does not hold
+    /// the most places in the line.
     pub auth_timeout: Duration,
     /// With a token: connections that have not authenticated yet, apart
-    /// from [`Config::max_conns`] (default 1,024). Past it one is closed to
-    /// make room: the oldest if it has waited 2 s, else the oldest of the
-    /// source address (IPv6: /64) holding the most places, so that a
-    /// flood from one address does not keep out the clients of another.
+    /// from [`ConnConfig::max_conns`] (default 1,024). Past it one is
+    /// closed to make room: the oldest if it has waited 2 s, else the
+    /// oldest of the source address (IPv6: /64) holding the most places,
+    /// so that a flood from one address does not keep out the clients of
+    /// another.
     pub max_unauthed: usize,
     /// Close a connection after this long without a request (`None`: never).
     pub idle_timeout: Option<Duration>,
-    /// The state file that keeps a restart from reusing time. Its links
-    /// and `..` are resolved at the start, and the file they lead to is
-    /// read, saved and locked (a link to no file is refused); no other
-    /// server may hold that file, under whatever name, while this one
-    /// runs.
-    pub state: Option<PathBuf>,
-    /// How far ahead of the ids the state file's horizon is kept.
-    pub reserve: Duration,
+}
+
+/// The process around the server ([`Config::process`]): its end, its
+/// runtime, its memory.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ProcessConfig {
     /// How long shutdown waits for replies in flight.
     pub grace: Duration,
-    /// Where the clocks read the time (default: the system clock).
-    pub time: Option<Arc<dyn TimeSource>>,
     /// How long the event loop watches its sockets for the next request
     /// before it sleeps (zero: never; Linux only). Cuts the round trip of
     /// lock-step clients, for at most this much CPU after each request;
     /// timers and shutdown may wait this long too, so keep it to tens of
     /// microseconds.
     pub busy_poll: Duration,
-    /// Lease the 64-bit node id from etcd or Redis instead of using
-    /// [`Config::node`] (needs the store's feature, `etcd` or `redis`:
-    /// without it, the service refuses to start).
-    pub lease: Option<LeaseConfig>,
     /// Unmap the executable's code and read-only data pages once serving
     /// (`guid serve` only: the executable is its own), so that the
     /// resident set holds the pages the server goes on to touch rather
@@ -86,137 +131,54 @@ pub struct Config {
     pub(crate) release_code_pages: bool,
 }
 
-/// The settings of a [`Config`] grouped by concern, as the stages of
-/// [`run`](crate::run) take them: each stage is handed only the groups it
-/// needs, so that what it depends on can be read from its signature.
-pub(crate) struct Settings {
-    /// What the clocks are built from: the settings check, the clocks and
-    /// the lease read them.
-    pub(crate) ids: IdSettings,
-    /// What the time rules read: the settings check and the clocks.
-    pub(crate) time: TimeBounds,
-    /// What the connections are admitted and timed by: the settings
-    /// check, the HTTP thread and what the connections share.
-    pub(crate) conns: Connections,
-    /// Where the 64-bit node id is leased, if it is ([`Config::lease`]).
-    pub(crate) lease: Option<LeaseConfig>,
-    /// What only [`run`](crate::run) itself reads.
-    pub(crate) process: Process,
+impl ConnConfig {
+    /// The token, if auth is on: an empty one is none.
+    pub(crate) fn token(&self) -> Option<&[u8]> {
+        self.token.as_deref().filter(|t| !t.is_empty())
+    }
 }
 
-/// Which ids the clocks make, and with which node ids: what the clocks
-/// are built from, apart from their time.
-pub(crate) struct IdSettings {
-    /// [`Config::layout`].
-    pub(crate) layout: Layout,
-    /// [`Config::node`].
-    pub(crate) node: u64,
-    /// [`Config::global_node`].
-    pub(crate) global_node: Option<u32>,
-    /// [`Config::v3`].
-    pub(crate) v3: bool,
-}
-
-/// The time rules' settings (see [`bounds`](crate::bounds)): where ids
-/// start, how far ahead of the time they may run, the state file that
-/// keeps a restart from reusing time, and the time source.
-pub(crate) struct TimeBounds {
-    /// [`Config::not_before`].
-    pub(crate) not_before: Option<SystemTime>,
-    /// [`Config::max_lead`].
-    pub(crate) max_lead: Duration,
-    /// [`Config::state`].
-    pub(crate) state: Option<PathBuf>,
-    /// [`Config::reserve`].
-    pub(crate) reserve: Duration,
-    /// [`Config::time`].
-    pub(crate) time: Option<Arc<dyn TimeSource>>,
-}
-
-/// Who is served, how many at once, and for how long.
-pub(crate) struct Connections {
-    /// The token clients must send, if auth is on ([`Config::token`]; an
-    /// empty one is none).
-    pub(crate) token: Option<Box<[u8]>>,
-    /// [`Config::max_conns`].
-    pub(crate) max_conns: usize,
-    /// [`Config::http_max_conns`].
-    pub(crate) http_max_conns: usize,
-    /// [`Config::auth_timeout`].
-    pub(crate) auth_timeout: Duration,
-    /// [`Config::max_unauthed`].
-    pub(crate) max_unauthed: usize,
-    /// [`Config::idle_timeout`].
-    pub(crate) idle_timeout: Option<Duration>,
-}
-
-/// The process around the server: its runtime, its memory, its end.
-pub(crate) struct Process {
-    /// [`Config::grace`].
-    pub(crate) grace: Duration,
-    /// [`Config::busy_poll`].
-    pub(crate) busy_poll: Duration,
-    /// [`Config::release_code_pages`].
-    pub(crate) release_code_pages: bool,
-}
-
-/// The public settings, flat for callers to set field by field, split
-/// into their groups once, at the start of [`run`](crate::run).
-impl From<Config> for Settings {
-    fn from(c: Config) -> Settings {
-        Settings {
-            ids: IdSettings {
-                layout: c.layout,
-                node: c.node,
-                global_node: c.global_node,
-                v3: c.v3,
-            },
-            time: TimeBounds {
-                not_before: c.not_before,
-                max_lead: c.max_lead,
-                state: c.state,
-                reserve: c.reserve,
-                time: c.time,
-            },
-            conns: Connections {
-                token: c.token.filter(|t| !t.is_empty()).map(Box::from),
-                max_conns: c.max_conns,
-                http_max_conns: c.http_max_conns,
-                auth_timeout: c.auth_timeout,
-                max_unauthed: c.max_unauthed,
-                idle_timeout: c.idle_timeout,
-            },
-            lease: c.lease,
-            process: Process {
-                grace: c.grace,
-                busy_poll: c.busy_poll,
-                release_code_pages: c.release_code_pages,
-            },
+impl Default for IdConfig {
+    fn default() -> Self {
+        IdConfig {
+            layout: Layout::NOEQD,
+            node: 0,
+            global_node: None,
+            v3: false,
         }
     }
 }
 
-impl Default for Config {
+impl Default for TimeConfig {
     fn default() -> Self {
-        Config {
-            layout: Layout::NOEQD,
-            node: 0,
+        TimeConfig {
             not_before: None,
             max_lead: flake::DEFAULT_MAX_LEAD,
-            global_node: None,
-            v3: false,
+            state: None,
+            reserve: Duration::from_secs(1),
+            source: None,
+        }
+    }
+}
+
+impl Default for ConnConfig {
+    fn default() -> Self {
+        ConnConfig {
             token: None,
             max_conns: 10_000,
             http_max_conns: 1_024,
             auth_timeout: Duration::from_secs(5),
             max_unauthed: 1_024,
             idle_timeout: Some(Duration::from_secs(300)),
-            state: None,
-            reserve: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Default for ProcessConfig {
+    fn default() -> Self {
+        ProcessConfig {
             grace: Duration::from_secs(5),
-            time: None,
             busy_poll: Duration::ZERO,
-            lease: None,
             release_code_pages: false,
         }
     }
@@ -230,7 +192,7 @@ pub struct Listeners {
     /// Serves 64-bit flake ids (N × 8 bytes).
     pub flake: Option<std::net::TcpListener>,
     /// Serves 96-bit global ids (N × 12 bytes): v2's, or v3's with
-    /// [`Config::v3`].
+    /// [`IdConfig::v3`].
     pub global: Option<std::net::TcpListener>,
     /// Serves v3's 128-bit X ids, UUIDv8 (N × 16 bytes).
     pub x: Option<std::net::TcpListener>,

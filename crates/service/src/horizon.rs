@@ -11,8 +11,9 @@
 //! The rule (how far ahead, when a save is needed or due), the strict
 //! format, the atomic write, the read and the lock are
 //! [`guid_horizon`]'s; this module adds the server's side: the saved
-//! horizon shared by the connections, the save counters, and one lock per
-//! state file in this process.
+//! horizon shared by the connections, the save counters, and the state
+//! file's lock, which the check of the settings takes and the horizon
+//! holds.
 //!
 //! `--state` names the file through any path: its symbolic links (one at
 //! its end too) and `..` are resolved at the start ([`StatePath`]), and
@@ -24,16 +25,17 @@
 //! out the same ids. A server holds an exclusive lock on `FILE.lock` and on
 //! the file itself (see [`lock`]) from its check to its end, and a second
 //! one is refused, whatever name it reaches the file by: a symbolic or
-//! hard link, a path through `..`, another mount of its directory.
+//! hard link, a path through `..`, another mount of its directory. The
+//! locks are `flock`'s, taken through an open of their own: a second
+//! server of this process conflicts with the first as one of another
+//! process does.
 
-use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex, Weak};
 
 use guid::flake::Layout;
 use guid_horizon::{self as file, LockError, Rule};
@@ -135,20 +137,20 @@ pub(crate) struct Horizon {
     failing: AtomicBool,
     why: Mutex<String>,
     /// The file is this server's while the horizon lives.
-    lock: Arc<Lock>,
+    lock: Lock,
 }
 
 impl Horizon {
     /// Reserves [`ahead`] past `from` in the file of `state` before
-    /// anything is issued, holding the file's lock from now on (the one
-    /// the check of this start took, if it did).
+    /// anything is issued, holding `lock`, the file's (the one the check of
+    /// this start took), from now on.
     pub(crate) fn create(
         state: &StatePath,
+        lock: Lock,
         from: u64,
         span: u64,
         reserve: u64,
     ) -> Result<Horizon, Error> {
-        let lock = hold(state, true)?;
         let horizon = Horizon {
             path: state.file.clone(),
             saved: AtomicU64::new(0),
@@ -260,61 +262,12 @@ pub(crate) struct Lock {
     held: file::Lock,
 }
 
-/// The state-file locks of this process, by the file's [`Key`]. Locks
-/// taken through two opens of one file conflict even within one process,
-/// so a start takes its lock once: its check ([`lock`]) leaves it here as
-/// `pending` (`Config::check` and `run` both check), and
-/// [`Horizon::create`] takes it over. Another server of this process on
-/// the same file finds the lock held, pending or not.
-struct Held {
-    pending: Option<Arc<Lock>>,
-    lock: Weak<Lock>,
-}
-
-/// A state file, whatever spelling or mount reaches its directory: the
-/// directory's device and inode, and the file's name in it (the path
-/// itself where the directory's cannot be read, or off Unix).
-type Key = (u64, u64, OsString);
-
-static LOCKS: Mutex<BTreeMap<Key, Held>> = Mutex::new(BTreeMap::new());
-
-/// Takes the lock on the state file for a server about to start, or finds
-/// it taken by an earlier check for the same start: it stays held for the
-/// server's [`Horizon`] (or until the process exits, if no server
-/// follows). Refused while another server, of this process or another,
-/// holds it, through whatever name.
-pub(crate) fn lock(state: &StatePath) -> Result<(), Error> {
-    hold(state, false).map(drop)
-}
-
-/// The lock on `state`: a pending one (taken over if `claim`), or a new
-/// one (left pending unless `claim`).
-fn hold(state: &StatePath, claim: bool) -> Result<Arc<Lock>, Error> {
-    let key = key(&state.file);
-    let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(held) = locks.get_mut(&key) {
-        if let Some(lock) = &held.pending {
-            let lock = Arc::clone(lock);
-            if claim {
-                held.pending = None;
-            }
-            return Ok(lock);
-        }
-        if held.lock.strong_count() > 0 {
-            return Err(state.error(format!(
-                "another server in this process holds it (the lock on {}); two servers on one state file would hand out the same ids",
-                file::lock_path(&state.file).display()
-            )));
-        }
-    }
-    let lock = Arc::new(Lock::take(state)?);
-    let pending = (!claim).then(|| Arc::clone(&lock));
-    let held = Held {
-        pending,
-        lock: Arc::downgrade(&lock),
-    };
-    locks.insert(key, held);
-    Ok(lock)
+/// Takes the lock on the state file for a server about to start: it is
+/// held until dropped, by the check's [`Checked`](crate::Checked) and then
+/// by the server's [`Horizon`]. Refused while another server, of this
+/// process or another, holds it, through whatever name.
+pub(crate) fn lock(state: &StatePath) -> Result<Lock, Error> {
+    Lock::take(state)
 }
 
 impl Lock {
@@ -323,6 +276,10 @@ impl Lock {
         let file = file::lock_path(&state.file);
         let why = match file::Lock::try_new(&state.file) {
             Ok(held) => return Ok(Lock { held }),
+            Err(LockError::Held { pid }) if pid == Some(std::process::id()) => format!(
+                "another server in this process holds it (the lock on {}); two servers on one state file would hand out the same ids",
+                file.display()
+            ),
             Err(LockError::Held { pid }) => {
                 let holder = pid.map_or_else(String::new, |pid| format!(" (process {pid})"));
                 format!(
@@ -355,24 +312,6 @@ impl Lock {
             )),
         })
     }
-}
-
-/// The [`Key`] of the state file `file` (resolved).
-fn key(file: &Path) -> Key {
-    let whole = || (0, 0, file.as_os_str().to_owned());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
-            return whole();
-        };
-        match fs::metadata(dir) {
-            Ok(meta) => (meta.dev(), meta.ino(), name.to_owned()),
-            Err(_) => whole(),
-        }
-    }
-    #[cfg(not(unix))]
-    whole()
 }
 
 fn state_error(path: &Path, why: String) -> Error {
@@ -423,13 +362,15 @@ mod tests {
         StatePath::resolve(path)?.load()
     }
 
-    /// [`Horizon::create`] on the state file `path` names.
+    /// [`Horizon::create`] on the state file `path` names, with a lock of
+    /// its own.
     fn create(path: &Path, from: u64, span: u64, reserve: u64) -> Result<Horizon, Error> {
-        Horizon::create(&StatePath::resolve(path)?, from, span, reserve)
+        let state = StatePath::resolve(path)?;
+        Horizon::create(&state, lock(&state)?, from, span, reserve)
     }
 
     /// [`lock`] on the state file `path` names.
-    fn lock_at(path: &Path) -> Result<(), Error> {
+    fn lock_at(path: &Path) -> Result<Lock, Error> {
         lock(&StatePath::resolve(path)?)
     }
 
@@ -521,14 +462,12 @@ mod tests {
 
     /// The lock a check takes is the one its server's horizon holds; no
     /// other server, in this process or through another open of the lock
-    /// file, gets it until that horizon is dropped.
+    /// file, gets it from the check until that horizon is dropped.
     #[test]
     fn one_server_per_state_file() {
         let path = temp("locked");
         let again = path.parent().unwrap().join(".").join("state");
-        lock_at(&path).unwrap(); // Config::check
-        lock_at(&again).unwrap(); // and run's own check
-        let h = create(&path, 1_000, 10, 500).unwrap();
+        let checked = lock_at(&path).unwrap(); // Config::check
         let refused = |r: Result<(), Error>| match r {
             Err(e @ Error::State { .. }) => assert!(
                 e.to_string().contains("another server in this process"),
@@ -536,7 +475,10 @@ mod tests {
             ),
             r => panic!("{:?}", r.map_err(|e| e.to_string())),
         };
-        refused(lock_at(&path));
+        refused(lock_at(&again).map(drop));
+        let state = StatePath::resolve(&path).unwrap();
+        let h = Horizon::create(&state, checked, 1_000, 10, 500).unwrap();
+        refused(lock_at(&path).map(drop));
         refused(create(&again, 1_000, 10, 500).map(drop));
         let other = File::options()
             .read(true)
@@ -550,7 +492,7 @@ mod tests {
         drop(h);
         assert!(try_lock(&other).unwrap());
         drop(other);
-        lock_at(&path).unwrap();
+        drop(lock_at(&path).unwrap());
     }
 
     /// The file another name leads to is the same file, held: through a
@@ -569,23 +511,23 @@ mod tests {
             Err(Error::State { why, .. }) => why,
             r => panic!("{:?}", r.map_err(|e| e.to_string())),
         };
-        assert!(why(lock_at(&link)).contains("leads to no file"));
+        assert!(why(lock_at(&link).map(drop)).contains("leads to no file"));
         fs::write(&path, "1000\n").unwrap();
         let h = create(&link, 1_000, 10, 500).unwrap();
         assert_eq!(h.path(), fs::canonicalize(&path).unwrap());
         assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
         assert_eq!(load(&path).unwrap(), Some(1_500));
-        assert!(why(lock_at(&path)).contains("another server in this process"));
+        assert!(why(lock_at(&path).map(drop)).contains("another server in this process"));
         let hard = dir.join("hard");
         let _ = fs::remove_file(&hard);
         fs::hard_link(&path, &hard).unwrap();
-        assert!(why(lock_at(&hard)).contains("reached by another name"));
+        assert!(why(lock_at(&hard).map(drop)).contains("reached by another name"));
         // A save leaves the hard link on the earlier file, still held.
         h.reserve(2_000).unwrap();
         assert_ne!(fs::read(&hard).unwrap(), fs::read(&path).unwrap());
-        assert!(why(lock_at(&hard)).contains("reached by another name"));
+        assert!(why(lock_at(&hard).map(drop)).contains("reached by another name"));
         drop(h);
-        lock_at(&hard).unwrap();
+        drop(lock_at(&hard).unwrap());
         fs::remove_file(&hard).unwrap();
     }
 }

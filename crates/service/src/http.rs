@@ -59,7 +59,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tokio::time::Instant;
 use tracing::warn;
 
-use crate::config::{Connections, LeaseConfig};
+use crate::config::{ConnConfig, LeaseConfig};
 use crate::error::Error;
 use crate::issue::{IdKind, NotIssued, Sink, issue};
 use crate::log::Recurring;
@@ -153,7 +153,7 @@ impl Monitor {
     pub(crate) fn start(
         metrics: Option<std::net::TcpListener>,
         api: Option<std::net::TcpListener>,
-        conns: &Connections,
+        conns: &ConnConfig,
         lease: Option<&LeaseConfig>,
         until: Arc<AtomicU64>,
     ) -> Result<Option<Monitor>, Error> {
@@ -189,7 +189,7 @@ impl Monitor {
         let watched = Watched::default();
         let context = Arc::new(Context {
             watched: Arc::clone(&watched),
-            token: conns.token.clone(),
+            token: conns.token().map(Box::from),
             starting: Starting {
                 what: match lease {
                     Some(lease) => format!(

@@ -27,7 +27,7 @@
 //! |---|---|---|
 //! | (none) | [`Client`], [`Prefetch`] (ids fetched ahead by a thread), [`protocol`] | |
 //! | `session` | `session`: one connection's protocol state without I/O | subtle |
-//! | `server` | `run`, `Config`, `Report`, `Error`: the service, its events through `tracing` and its metrics | tokio, tracing, prometheus-client, `session` |
+//! | `server` | `run`, `Config` (its groups and `Config::check`, which gives the `Checked` settings `run` serves), `Report`, `Error`: the service, its events through `tracing` and its metrics | tokio, tracing, prometheus-client, `session` |
 //! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary, which prints the events | clap, tracing-subscriber, `server` |
 //! | `etcd` (default) | [`LeaseStore::Etcd`] honoured: node ids leased from etcd, over its JSON gateway | `server` |
 //! | `redis` (default) | [`LeaseStore::Redis`] honoured: node ids leased from Redis | `server` |
@@ -88,7 +88,9 @@ mod start;
 pub use crate::args::{LogFormat, ServeArgs, serve_main};
 pub use crate::client::{Client, ClientError, WireId};
 #[cfg(feature = "server")]
-pub use crate::config::{Config, LeaseConfig, LeaseStore, Listeners};
+pub use crate::config::{
+    Config, ConnConfig, IdConfig, LeaseConfig, LeaseStore, Listeners, ProcessConfig, TimeConfig,
+};
 #[cfg(feature = "server")]
 pub use crate::error::Error;
 pub use crate::prefetch::Prefetch;
@@ -96,6 +98,8 @@ pub use crate::prefetch::Prefetch;
 pub use crate::server::run;
 #[cfg(feature = "server")]
 pub use crate::shared::Report;
+#[cfg(feature = "server")]
+pub use crate::start::Checked;
 
 /// The README's examples, run as doctests.
 #[cfg(all(doctest, feature = "server"))]

@@ -11,7 +11,7 @@
 //! caps, not EMFILE, decide who is closed. Elsewhere the limit is not
 //! checked.
 
-use crate::config::Connections;
+use crate::config::ConnConfig;
 use crate::error::Error;
 
 /// Descriptors counted beside the connections: the id and metrics
@@ -22,9 +22,9 @@ pub(crate) const RESERVED: u64 = 128;
 /// Makes the open-file limit hold the connection limits of `conns` (the
 /// HTTP API's too, with `http`) and [`RESERVED`], raising the soft limit
 /// if need be.
-pub(crate) fn check(conns: &Connections, http: bool) -> Result<(), Error> {
+pub(crate) fn check(conns: &ConnConfig, http: bool) -> Result<(), Error> {
     let mut caps = vec![("--max-conns", conns.max_conns)];
-    if conns.token.is_some() {
+    if conns.token().is_some() {
         caps.push(("--max-unauthed", conns.max_unauthed));
     }
     if http {
@@ -106,18 +106,12 @@ fn fit(_need: u64) -> Result<(), Short> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
-    use crate::config::{Config, Settings};
-
-    /// The check of `config`'s connections.
-    fn check(config: &Config, http: bool) -> Result<(), Error> {
-        super::check(&Settings::from(config.clone()).conns, http)
-    }
 
     #[test]
     fn past_any_limit_is_refused_with_the_flags() {
-        let mut c = Config {
+        let mut c = ConnConfig {
             max_conns: usize::MAX,
-            ..Config::default()
+            ..ConnConfig::default()
         };
         let why = check(&c, false).unwrap_err().to_string();
         assert!(

@@ -1,5 +1,6 @@
 //! The server: [`run`] builds what the connections share from the
-//! settings, stage by stage, then runs the accept loop until shutdown.
+//! checked settings, stage by stage, then runs the accept loop until
+//! shutdown.
 
 use std::future::Future;
 use std::io;
@@ -15,20 +16,26 @@ use tokio::task::JoinSet;
 
 use tracing::{info, warn};
 
-use crate::bounds::{self, Clocks};
+use crate::bounds::{self, Clocks, Start};
 use crate::busy_poll::{self, BusyPoll};
-use crate::config::{Config, Connections, Listeners, Settings};
+use crate::config::{Config, ConnConfig, Listeners};
 use crate::connection::{self, Entry, Open};
 use crate::error::Error;
 use crate::housekeeping::Housekeeping;
 use crate::http::Monitor;
 use crate::log::{Recurring, describe};
 use crate::shared::{Closed, Listener, Phase, Report, Shared};
-use crate::start;
+use crate::start::Checked;
 
-/// Serves ids on `listeners` until `shutdown` completes, then stops
+/// Serves ids on `listeners` with the settings `checked` (what
+/// [`Config::check`] returned) until `shutdown` completes, then stops
 /// accepting, finishes the replies in flight (for at most
-/// [`Config::grace`]), saves the state and returns what it did.
+/// [`ProcessConfig::grace`](crate::ProcessConfig::grace)), saves the
+/// state and returns what it did.
+///
+/// The settings are not checked again: the check counted an HTTP API's
+/// connections if it was told to, and `run` refuses
+/// [`Listeners::http`] if it was not.
 ///
 /// Runs its own single-threaded runtime on the calling thread (and, with
 /// [`Listeners::metrics`], one more thread that answers scrapes and health
@@ -38,11 +45,11 @@ use crate::start;
 /// use std::net::TcpListener;
 /// use kguid_service::{Client, Config, run};
 ///
+/// let checked = Config::default().check(false)?; // no HTTP API
 /// let listener = TcpListener::bind("127.0.0.1:0")?;
 /// let addr = listener.local_addr()?;
 /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-/// let config = Config::default();
-/// let server = std::thread::spawn(move || run(listener, config, async { let _ = stopped.await; }));
+/// let server = std::thread::spawn(move || run(listener, checked, async { let _ = stopped.await; }));
 ///
 /// let mut client = Client::connect([addr], None)?;
 /// let ids = client.next_n(1_000)?;
@@ -56,7 +63,8 @@ use crate::start;
 ///
 /// # Start
 ///
-/// Ids start after a bound: `-t` ([`Config::not_before`]), the state
+/// Ids start after a bound: `-t`
+/// ([`TimeConfig::not_before`](crate::TimeConfig::not_before)), the state
 /// file's horizon, the etcd lease's fence, and, when neither a state file
 /// nor a lease says where the previous run's ids ended, now plus the max
 /// lead (as far as they could have run ahead). The server waits until the
@@ -78,13 +86,19 @@ use crate::start;
 /// it all in words and carries the same values as fields.
 pub fn run(
     listeners: impl Into<Listeners>,
-    config: Config,
+    checked: Checked,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Report, Error> {
+    let listeners = listeners.into();
+    let (config, http_counted, start) = checked.into_parts();
+    if listeners.http.is_some() && !http_counted {
+        return Err(Error::Config(
+            "the HTTP API's listener is given, but the check did not count its connections: check the settings with http (Config::check(true))".into(),
+        ));
+    }
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_io().enable_time();
-    let settings = Settings::from(config);
-    let budget = settings.process.busy_poll;
+    let budget = config.process.busy_poll;
     // Kept until the runtime is done with it.
     let busy_poll = (!budget.is_zero()).then(BusyPoll::start).flatten();
     if busy_poll.is_some() {
@@ -93,7 +107,7 @@ pub fn run(
     let runtime = builder
         .build()
         .map_err(|e| Error::io("start the runtime", e))?;
-    runtime.block_on(serve(listeners.into(), settings, shutdown))
+    runtime.block_on(serve(listeners, config, start, shutdown))
 }
 
 /// Bounds of the accept back-off.
@@ -104,28 +118,22 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 const TICK: Duration = Duration::from_millis(100);
 
 /// [`run`] on its runtime: each stage is handed the groups of settings
-/// it needs.
+/// it needs. Every setting was checked, and the state file read and
+/// locked, before anything was opened (`start`).
 async fn serve(
     listeners: Listeners,
-    settings: Settings,
+    config: Config,
+    start: Start,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Report, Error> {
-    let Settings {
+    let Config {
         ids,
         time: time_bounds,
         conns,
         lease: lease_config,
         process,
-    } = settings;
-    // Every setting is checked, and the state file read, before anything
-    // is opened or written.
-    let checked = start::check(
-        ids.layout,
-        &time_bounds,
-        &conns,
-        lease_config.as_ref(),
-        listeners.http.is_some(),
-    )?;
+    } = config;
+    let not_before = start.not_before;
     let Listeners {
         flake,
         global,
@@ -152,7 +160,7 @@ async fn serve(
         global,
         v3,
         sno,
-    } = bounds::clocks(&ids, &time_bounds, lease_config.is_some(), &checked)?;
+    } = bounds::clocks(&ids, &time_bounds, lease_config.is_some(), start)?;
     if http_on && let Err(why) = sno.generator() {
         warn!(node = ids.node, "{why}");
     }
@@ -196,7 +204,7 @@ async fn serve(
         ids.v3,
         horizon,
         time,
-        checked.not_before,
+        not_before,
     ));
 
     shared.counts.turned_away(turned_away);
@@ -512,7 +520,7 @@ fn log_start(
     shared: &Shared,
     binary: &[Option<TcpListener>; 3],
     monitor: Option<&Monitor>,
-    conns: &Connections,
+    conns: &ConnConfig,
 ) {
     let [flake_listener, global_listener, x_listener] = binary;
     if let Some(l) = flake_listener {

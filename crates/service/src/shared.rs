@@ -9,7 +9,7 @@ use std::time::Duration;
 use guid::{Health, TimeSource};
 
 use crate::clock::FlakeClock;
-use crate::config::Connections;
+use crate::config::ConnConfig;
 use crate::gate::Gate;
 use crate::horizon::Horizon;
 use crate::issue::{CLOCKS, IdKind};
@@ -59,7 +59,7 @@ pub struct Report {
 pub(crate) enum Listener {
     /// 64-bit flake ids, 8 bytes.
     Flake = 0,
-    /// 96-bit global ids (v2, or v3 with [`Config::v3`](crate::Config::v3)), 12 bytes.
+    /// 96-bit global ids (v2, or v3 with [`IdConfig::v3`](crate::IdConfig::v3)), 12 bytes.
     Global = 1,
     /// v3's 128-bit X ids (UUIDv8), 16 bytes.
     X = 2,
@@ -289,7 +289,7 @@ impl Shared {
     /// listener serving v3's if `global_v3`) and its horizon; no id is
     /// issued at or before `not_before` (Unix ns).
     pub(crate) fn new(
-        conns: &Connections,
+        conns: &ConnConfig,
         flake: FlakeClock,
         (global, v3, sno): (guid::Clock, guid::v3::Clock, SnoIds),
         global_v3: bool,
@@ -304,7 +304,7 @@ impl Shared {
             sno,
             global_v3,
             last: [(); CLOCKS].map(|()| AtomicU64::new(not_before.unwrap_or(0))),
-            token: conns.token.clone(),
+            token: conns.token().map(Box::from),
             auth_timeout: conns.auth_timeout,
             gate: Arc::new(Gate::new(conns.max_conns, conns.max_unauthed)),
             idle: conns.idle_timeout.filter(|d| !d.is_zero()),

@@ -15,8 +15,8 @@ const TOKEN: &[u8] = b"s3cret";
 
 fn config(auth_timeout: Duration) -> Config {
     let mut c = Config::default();
-    c.token = Some(TOKEN.to_vec());
-    c.auth_timeout = auth_timeout;
+    c.conns.token = Some(TOKEN.to_vec());
+    c.conns.auth_timeout = auth_timeout;
     c
 }
 
@@ -64,7 +64,7 @@ fn closed_within(s: &mut TcpStream, limit: Duration) -> Option<Duration> {
 fn half_open_auth_frames_do_not_keep_out_the_token() {
     let deadline = Duration::from_secs(3);
     let mut c = config(deadline);
-    c.max_conns = 50;
+    c.conns.max_conns = 50;
     let server = Server::start(c);
     let opened = Instant::now();
     let mut half_open: Vec<TcpStream> = (0..60)
@@ -96,8 +96,8 @@ fn half_open_auth_frames_do_not_keep_out_the_token() {
 fn a_trickled_token_is_closed_at_the_deadline() {
     let deadline = Duration::from_secs(2);
     let mut c = config(deadline);
-    c.token = Some(vec![b'x'; 255]);
-    c.idle_timeout = Some(Duration::from_secs(3));
+    c.conns.token = Some(vec![b'x'; 255]);
+    c.conns.idle_timeout = Some(Duration::from_secs(3));
     let server = Server::start(c);
     let connected = Instant::now();
     let mut s = raw(server.addr);
@@ -134,8 +134,8 @@ fn a_trickled_token_is_closed_at_the_deadline() {
 #[test]
 fn the_oldest_waiting_connection_makes_room() {
     let mut c = config(Duration::from_secs(60));
-    c.max_unauthed = 4;
-    c.max_conns = 1;
+    c.conns.max_unauthed = 4;
+    c.conns.max_conns = 1;
     let server = Server::start_full(c, false, true);
     let mut waiting: Vec<TcpStream> = (0..10)
         .map(|_| {
@@ -184,7 +184,7 @@ fn the_oldest_waiting_connection_makes_room() {
 #[test]
 fn without_a_token_the_cap_applies_at_accept() {
     let mut c = Config::default();
-    c.max_conns = 1;
+    c.conns.max_conns = 1;
     let server = Server::start(c);
     let mut a = raw(server.addr);
     a.write_all(&[2]).unwrap();

@@ -293,7 +293,7 @@ async fn a_server_2s_behind_takes_a_node_over_and_refuses_nothing() {
     const BEHIND: u64 = 2_000_000_000;
     let mut config = Config::default();
     config.lease = Some(lease);
-    config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(BEHIND)))));
+    config.time.source = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(BEHIND)))));
     let b = Server::start(config);
     let served = eventually(Duration::from_secs(20), "B serving", || {
         replies(&mut raw(b.addr), &[255])

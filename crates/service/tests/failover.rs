@@ -92,7 +92,7 @@ fn nothing_listening() {
 #[test]
 fn client_auth_and_global_ids() {
     let mut config = Config::default();
-    config.token = Some(b"open sesame".to_vec());
+    config.conns.token = Some(b"open sesame".to_vec());
     let server = Server::start_with(config, true);
     let mut ok = Client::connect([server.addr], Some(b"open sesame")).unwrap();
     let ids = ok.next_n(1_000).unwrap();

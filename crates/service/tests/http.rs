@@ -61,7 +61,7 @@ where
 #[test]
 fn every_kind_as_json_and_as_lines() {
     let mut config = Config::default();
-    config.global_node = Some(0x0bad_cafe);
+    config.ids.global_node = Some(0x0bad_cafe);
     let server = api(config);
     let addr = server.http.unwrap();
     for n in [1, 255, 1_000, 10_000] {
@@ -115,7 +115,7 @@ fn every_kind_as_json_and_as_lines() {
 #[test]
 fn http_and_binary_ids_of_one_clock_increase_together() {
     let mut config = Config::default();
-    config.v3 = true;
+    config.ids.v3 = true;
     let server = api(config);
     let addr = server.http.unwrap();
     let mut flake = Client::connect([server.addr], None).unwrap();
@@ -190,7 +190,7 @@ fn bad_requests_name_what_is_wrong() {
 #[test]
 fn a_token_guards_the_ids_and_not_the_probes() {
     let mut config = Config::default();
-    config.token = Some(b"s3cret".to_vec());
+    config.conns.token = Some(b"s3cret".to_vec());
     let server = api(config);
     let addr = server.http.unwrap();
     for auth in [
@@ -287,7 +287,7 @@ fn keep_alive_pipelining_and_a_bounded_head() {
 #[test]
 fn the_cap_closes_idle_connections_first() {
     let mut config = Config::default();
-    config.http_max_conns = 4;
+    config.conns.http_max_conns = 4;
     let server = api(config);
     let addr = server.http.unwrap();
     let idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(addr).unwrap()).collect();
@@ -323,7 +323,7 @@ fn the_cap_closes_idle_connections_first() {
 fn clients_are_served_while_the_cap_idles_or_never_reads() {
     let cap = 20;
     let mut config = Config::default();
-    config.http_max_conns = cap;
+    config.conns.http_max_conns = cap;
     let server = api(config);
     let addr = server.http.unwrap();
     // 100 requests fit the head buffer; their answers, 19 MB, do not fit

@@ -12,7 +12,7 @@ use kguid_service::Config;
 #[test]
 fn idle_timeout() {
     let mut config = Config::default();
-    config.idle_timeout = Some(Duration::from_millis(300));
+    config.conns.idle_timeout = Some(Duration::from_millis(300));
     let server = Server::start(config);
     let mut idle = raw(server.addr);
     let mut busy = raw(server.addr);
@@ -43,7 +43,7 @@ fn idle_timeout() {
 #[test]
 fn connection_cap() {
     let mut config = Config::default();
-    config.max_conns = 2;
+    config.conns.max_conns = 2;
     let server = Server::start(config);
     let mut a = raw(server.addr);
     let mut b = raw(server.addr);

@@ -120,8 +120,8 @@ fn thousand_connections() {
 fn clock_steps_back_under_load() {
     let back = Arc::new(AtomicU64::new(0));
     let mut config = Config::default();
-    config.max_lead = Duration::from_secs(10);
-    config.time = Some(Arc::new(shifted_clock(Arc::clone(&back))));
+    config.time.max_lead = Duration::from_secs(10);
+    config.time.source = Some(Arc::new(shifted_clock(Arc::clone(&back))));
     let server = Server::start(config);
     let meddle = {
         let back = Arc::clone(&back);
@@ -158,8 +158,8 @@ fn at_the_cap_the_service_paces_without_blocking() {
     use std::io::{Read, Write};
     let layout = guid::flake::Layout::new(45, 10, 8).unwrap();
     let mut config = Config::default();
-    config.layout = layout;
-    config.max_lead = Duration::from_millis(5);
+    config.ids.layout = layout;
+    config.time.max_lead = Duration::from_millis(5);
     let server = Server::start_with(config, true);
     let flood = {
         let addr = server.addr;
@@ -214,7 +214,7 @@ fn at_the_cap_the_service_paces_without_blocking() {
 fn busy_polling_serves_every_connection() {
     use std::io::Write;
     let mut config = Config::default();
-    config.busy_poll = Duration::from_millis(2);
+    config.process.busy_poll = Duration::from_millis(2);
     let server = Server::start_with(config, false);
     let mut conns = [common::raw(server.addr), common::raw(server.addr)];
     let mut ids = [Vec::new(), Vec::new()];

@@ -193,7 +193,8 @@ fn an_embedding_program_routes_the_events_with_its_own_subscriber() {
                 ..Listeners::default()
             };
             tracing::subscriber::with_default(subscriber, || {
-                run(listeners, Config::default(), async {
+                let checked = Config::default().check(false)?;
+                run(listeners, checked, async {
                     let _ = stopped.await;
                 })
             })

@@ -169,9 +169,9 @@ fn readiness_follows_the_state_file() {
     let dir = temp_dir("metrics-ready");
     let state = dir.join("state");
     let mut config = Config::default();
-    config.state = Some(state.clone());
+    config.time.state = Some(state.clone());
     // Saves often, so that a missing directory is found out soon.
-    config.reserve = Duration::from_millis(20);
+    config.time.reserve = Duration::from_millis(20);
     let server = Server::start_full(config, false, true);
     let metrics = server.metrics.unwrap();
     assert_eq!(http_get(metrics, "/healthz"), (200, "ok\n".into()));

@@ -142,7 +142,7 @@ fn get(spec: &Yaml, addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> A
 fn the_server_answers_as_documented() {
     let spec = spec();
     let mut config = Config::default();
-    config.token = Some(b"t0ken".to_vec());
+    config.conns.token = Some(b"t0ken".to_vec());
     let extra = Extra {
         http: true,
         ..Extra::default()

@@ -169,7 +169,7 @@ fn prometheus_scrapes_the_server_with_the_documented_config() {
         return;
     }
     let mut config = Config::default();
-    config.state = Some(temp_dir("prometheus-state").join("state"));
+    config.time.state = Some(temp_dir("prometheus-state").join("state"));
     let server = Server::start_full(config, true, true);
     let metrics = server.metrics.unwrap();
     let mut s = raw(server.addr);

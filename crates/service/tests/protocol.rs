@@ -21,7 +21,7 @@ fn noeqd(ms: u64, dc: u64, worker: u64, seq: u64) -> u64 {
 
 fn config() -> Config {
     let mut c = Config::default();
-    c.node = flake::noeqd_node(3, 7).unwrap();
+    c.ids.node = flake::noeqd_node(3, 7).unwrap();
     c
 }
 
@@ -33,10 +33,10 @@ fn n1_and_n2_are_noeqd_bytes() {
     let ms = 1_700_000_000_000;
     let time = MockTime::new(ms * MS);
     let mut c = config();
-    c.time = Some(std::sync::Arc::new(time.clone()));
+    c.time.source = Some(std::sync::Arc::new(time.clone()));
     let state = common::temp_dir("noeqd-bytes").join("state");
     std::fs::write(&state, format!("{}\n", (ms - 1) * MS)).unwrap();
-    c.state = Some(state);
+    c.time.state = Some(state);
     let server = Server::start(c);
     let mut s = raw(server.addr);
     s.write_all(&[1]).unwrap();
@@ -106,7 +106,7 @@ fn n0_closes() {
 
 fn with_token() -> Server {
     let mut c = config();
-    c.token = Some(b"s3cret".to_vec());
+    c.conns.token = Some(b"s3cret".to_vec());
     Server::start(c)
 }
 
@@ -158,7 +158,7 @@ fn auth_wrong_missing_truncated() {
 #[test]
 fn global_ids() {
     let mut c = config();
-    c.global_node = Some(0xdead_beef);
+    c.ids.global_node = Some(0xdead_beef);
     let server = Server::start_with(c, true);
     let mut s = raw(server.global.unwrap());
     for n in [1u8, 2, 255] {

@@ -71,7 +71,7 @@ fn refused(addr: SocketAddr, query: &str) -> (String, String) {
 #[test]
 fn sno_ids_of_the_node_ids_partition_with_the_metabyte_asked_for() {
     let mut config = Config::default();
-    config.node = 0x2a5; // -d 21 -w 5
+    config.ids.node = 0x2a5; // -d 21 -w 5
     let server = api(config);
     let addr = server.http.unwrap();
     let ids = snos(addr, "kind=sno&n=1000", 1_000);
@@ -161,8 +161,8 @@ fn the_partition_is_the_node_id_and_a_wider_one_is_refused() {
     let layout = Layout::new(41, 17, 5).unwrap();
     for (node, partition) in [(0xffff, Some(0xffff)), (0x1_0005, None)] {
         let mut config = Config::default();
-        config.layout = layout;
-        config.node = node;
+        config.ids.layout = layout;
+        config.ids.node = node;
         let server = api(config);
         let addr = server.http.unwrap();
         match partition {
@@ -190,7 +190,7 @@ fn the_partition_is_the_node_id_and_a_wider_one_is_refused() {
 fn no_sno_id_while_starting_nor_at_or_before_the_start_bound() {
     let bound = SystemTime::now() + Duration::from_millis(1_500);
     let mut config = Config::default();
-    config.not_before = Some(bound);
+    config.time.not_before = Some(bound);
     let server = Server::start_extra(
         config,
         Extra {
@@ -239,9 +239,9 @@ fn a_restart_with_the_state_file_never_goes_back_into_sno_ids() {
         .as_nanos() as u64;
     let run = |at: u64| {
         let mut config = Config::default();
-        config.node = 3;
-        config.state = Some(state.clone());
-        config.time = Some(Arc::new(MockTime::new(at)));
+        config.ids.node = 3;
+        config.time.state = Some(state.clone());
+        config.time.source = Some(Arc::new(MockTime::new(at)));
         api(config)
     };
 

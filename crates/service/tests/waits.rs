@@ -22,15 +22,15 @@ const T0: u64 = 1_700_002_860_000_000_000;
 /// issue in the hour it starts in, where the previous run may have).
 fn hourly(name: &str) -> Config {
     let mut c = Config::default();
-    c.layout = Layout::new(45, 10, 8)
+    c.ids.layout = Layout::new(45, 10, 8)
         .unwrap()
         .with_unit(Duration::from_secs(3600))
         .unwrap();
-    c.max_lead = Duration::ZERO;
-    c.time = Some(Arc::new(MockTime::new(T0)));
+    c.time.max_lead = Duration::ZERO;
+    c.time.source = Some(Arc::new(MockTime::new(T0)));
     let state = common::temp_dir(name).join("state");
     std::fs::write(&state, format!("{}\n", T0 - 3_600_000_000_000)).unwrap();
-    c.state = Some(state);
+    c.time.state = Some(state);
     c
 }
 
@@ -51,7 +51,7 @@ fn wait_at_the_cap(server: &Server) -> std::net::TcpStream {
 #[test]
 fn a_wait_at_the_cap_ends_on_shutdown_and_its_ids_are_counted() {
     let mut c = hourly("wait-shutdown");
-    c.grace = Duration::from_secs(30);
+    c.process.grace = Duration::from_secs(30);
     let server = Server::start(c);
     let _s = wait_at_the_cap(&server);
     let asked = Instant::now();
@@ -68,7 +68,7 @@ fn a_wait_at_the_cap_ends_on_shutdown_and_its_ids_are_counted() {
 #[test]
 fn a_wait_at_the_cap_ends_on_the_idle_timeout() {
     let mut c = hourly("wait-idle");
-    c.idle_timeout = Some(Duration::from_millis(500));
+    c.conns.idle_timeout = Some(Duration::from_millis(500));
     let server = Server::start(c);
     let mut s = wait_at_the_cap(&server);
     assert!(closed(&mut s), "still waiting past the idle timeout");
@@ -83,7 +83,7 @@ fn a_wait_at_the_cap_ends_on_the_idle_timeout() {
 #[test]
 fn a_connection_cut_short_at_shutdown_is_counted() {
     let mut c = Config::default();
-    c.grace = Duration::from_millis(300);
+    c.process.grace = Duration::from_millis(300);
     let server = Server::start_with(c, true);
     let mut s = raw(server.global.unwrap());
     s.write_all(&[255; 8_000]).unwrap(); // 24 MB of replies

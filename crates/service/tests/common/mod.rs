@@ -80,7 +80,8 @@ impl Server {
         };
         let thread = std::thread::spawn(move || {
             let serve = || {
-                run(listeners, config, async {
+                let checked = config.check(listeners.http.is_some())?;
+                run(listeners, checked, async {
                     let _ = stopped.await;
                 })
             };
@@ -528,15 +529,16 @@ pub fn child_main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     let mut config = Config::default();
-    config.node = 1;
-    config.state = std::env::var_os("KGUID_CHILD_STATE").map(PathBuf::from);
-    config.time = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(
+    config.ids.node = 1;
+    config.time.state = std::env::var_os("KGUID_CHILD_STATE").map(PathBuf::from);
+    config.time.source = Some(Arc::new(shifted_clock(Arc::new(AtomicU64::new(
         back_ms * 1_000_000,
     )))));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     println!("ADDR {}", listener.local_addr().unwrap());
     std::io::stdout().flush().unwrap();
-    run(listener, config, std::future::pending::<()>()).unwrap();
+    let checked = config.check(false).unwrap();
+    run(listener, checked, std::future::pending::<()>()).unwrap();
 }
 
 /// One HTTP/1.1 GET of `path` on a new connection: the status and the
