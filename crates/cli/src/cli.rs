@@ -198,7 +198,9 @@ const INSPECT_HELP: &str = concat!(
     "\
 How an id is read:
   1. Every reading that --from and --as allow is tried, and without --from,
-     --as, --v3 or --from-v2 a sno string too (16 characters of 2-9a-x).
+     --as, --v3 or --from-v2 a sno string (16 characters of 2-9a-x) and a
+     flake id (its int of 19 digits, or 16 hex digits; of no time ahead,
+     rule 4) too.
      The id is printed when exactly one reading gives a valid id (drift
      code 1..=7), so a local form needs no --as l; the \"form\" field names
      the form it was read in (string, base62, hex, json, int, uuid or
@@ -209,7 +211,8 @@ How an id is read:
      global base62 is also a string, a sno string is usually also a global
      string, a local string without '.' is also 16 hex digits, and a local
      string of drift code 4 or more is also a global one (with --v3, every
-     local string is).
+     local string is); from 2028 on, a flake id's int and hex are also a
+     local id's.
   3. The stream decides first (the arguments and standard input, in
      order). A line valid in one form only (string, base62, hex or sno)
      shows that form, such as a string with '.' or '_' or 17-digit base62;
@@ -229,11 +232,11 @@ How an id is read:
        - a time more than a day ahead of now (no clock makes one);
        - a drift code other than the default, 3 (4 with --v3), which gen
          and compose give unless --drift or --drift-code says otherwise
-         (a sno id has none); and a global string or base62 of a line that
+         (a sno or flake id has none); and a global string or base62 of a line that
          also reads in a narrow alphabet (hex, a sno string or a local
          string), which they are almost never spelled in;
-     then the first of: the sortable string (local, then global), hex, a
-     sno string, base62. Each other reading is noted on standard error
+     then the first of: the sortable string (local, then global), a flake
+     id, hex, a sno string, base62. Each other reading is noted on standard error
      (\"note: ...\") with the flags that pick it, once for each kind of
      guess, and the status stays 0. So every id gen prints at the default
      drift code reads back alone, in every form and kind; one of another
@@ -241,7 +244,7 @@ How an id is read:
      (the note names it).
      With --strict the line is refused instead (status 3), naming each
      reading with the flags that pick it (--from string, --from base62,
-     --from hex, --as l, --sno). So `guid gen -n 100 | guid inspect
+     --from hex, --as l, --sno, --flake). So `guid gen -n 100 | guid inspect
      --strict` still reads back every string gen prints (the first, of
      sequence 0, ends in '..' and shows the string) and gen --format hex,
      global or --local; gen --format base62 (16 digits) and gen --sno show
@@ -251,11 +254,11 @@ How an id is read:
 
   11 characters      base62 of a local id
   16 characters      a sortable string (global, or local: .0-9A-E only),
-                     16 base62 digits (global), 16 hex digits (local)
-                     or a sno string: often several of them (rule 2)
+                     16 base62 digits (global), 16 hex digits (local, or
+                     a flake id) or a sno string: often several (rule 2)
   17 characters      base62 of a global id
   24 characters      hex of a global id
-  19 or 20 digits    int: the 64-bit value of a local id
+  19 or 20 digits    int: the 64-bit value of a local id (or a flake id)
   \"...\" or \"*...\"    JSON of a global or a local id
   36 characters      a UUID: a v3 128-bit id
   {\"kind\":...}       an object inspect or compose printed: the id it
@@ -263,8 +266,8 @@ How an id is read:
                      \"form\" says object), so inspect | inspect prints
                      the same objects
 
-  So only 16 characters may be ambiguous: those valid in more than one of
-  the readings of 16 characters (rule 2).
+  So only 16 characters, and from 2028 on ints, may be ambiguous: those
+  valid in more than one reading (rule 2).
 
   With --sno, every id is read as a sno string (muyo/sno), and printed with
   kind \"sno\", form, string, hex, time_ns and time (the start of its 4 ms
@@ -284,8 +287,8 @@ How an id is read:
   as its hex, any other run of digits as its int (--from int or hex says
   which), and printed with kind \"flake\", form, int (a string), hex,
   time_ns and time (the start of its millisecond), node, datacenter,
-  worker and seq. Without --flake a flake id is no guid id: its int or hex
-  reads as a local id, which it is not, or as none.
+  worker and seq. Without --flake a flake id is one of the readings of its
+  int or hex (rule 1), read as above; --extract finds it with --flake only.
 
 What --extract finds:
   A token is a maximal run of the characters ids are written with: ASCII
@@ -298,8 +301,10 @@ What --extract finds:
   --strict. But no token is a sno id unless --sno (then every 16-character
   token of sno's alphabet is, and nothing else): a token whose likeliest
   reading is a sno string is skipped, and the first one noted (\"found with
-  --sno\"). With --flake every token of 16 hex digits or of 11 to 20
-  decimal digits is a flake id, and nothing else. A token that reads only
+  --sno\"); and so is one whose likeliest reading is a flake id, found
+  with --flake only (noted only if it is also another id: many numbers are
+  flake ids and nothing else). With --flake every token of 16 hex digits or
+  of 11 to 20 decimal digits is a flake id, and nothing else. A token that reads only
   as an id of a time more than a day ahead of now is skipped: no clock made
   it (such as a time in nanoseconds, which --v3 reads as a local id of the
   year 2405). A token that is an id is printed, with \"line\" (counted from

@@ -137,14 +137,14 @@ impl Token<'_> {
     }
 
     /// What this token reads as under the flags, if anything, as `inspect`
-    /// reads a line; a sno string too when `sno` is set (to tell it, not
-    /// to find it).
+    /// reads a line; a sno string and a flake id too by `also` (see
+    /// `form::decode`: to tell them, not to find them).
     pub fn read(
         &self,
         kind: Option<Kind>,
         from: Option<Form>,
         v3: bool,
-        sno: bool,
+        also: Option<u64>,
     ) -> Option<Decoded> {
         let quoted = |star: bool| {
             let mut text = [0; RUN_MAX + 3];
@@ -153,12 +153,12 @@ impl Token<'_> {
             text[..open.len()].copy_from_slice(open);
             text[open.len()..len - 1].copy_from_slice(self.run);
             text[len - 1] = b'"';
-            form::find_in(&text[..len], kind, from, v3, false)
+            form::find_in(&text[..len], kind, from, v3, None)
         };
         match self.quote {
             Quote::Star => quoted(true),
             Quote::Quoted if from == Some(Form::Json) => quoted(false),
-            _ => form::find_in(self.run, kind, from, v3, sno),
+            _ => form::find_in(self.run, kind, from, v3, also),
         }
     }
 
@@ -254,17 +254,17 @@ mod tests {
                 ids.extend(
                     scanner
                         .byte(b)
-                        .and_then(|t| one(t.read(None, from, false, false))),
+                        .and_then(|t| one(t.read(None, from, false, None))),
                 );
             }
             ids.extend(
                 scanner
                     .end_line()
-                    .and_then(|t| one(t.read(None, from, false, false))),
+                    .and_then(|t| one(t.read(None, from, false, None))),
             );
             ids
         };
-        let decode = |input: &[u8]| one(form::decode(input, None, None, false).ok());
+        let decode = |input: &[u8]| one(form::decode(input, None, None, None).ok());
         let local = decode(b"5...........1...").map(|(_, id)| (Form::Json, id));
         assert_eq!(id(br#"x="*N............1..""#, None), Vec::from_iter(local));
         let global = decode(b"N...0ngIdY...1..");

@@ -421,14 +421,15 @@ impl Reading {
         let wide = matches!(self.form, Form::String | Form::Base62) && !self.narrow();
         let spelled_narrow = wide && all.iter().any(|r| r.narrow());
         let marks = u8::from(!self.id.of_default_drift()) + u8::from(spelled_narrow);
-        let order = match (self.form, self.id.kind()) {
-            (Form::String | Form::Json, Some(Kind::L)) => 0,
-            (Form::String | Form::Json, Some(Kind::G)) => 1,
-            (Form::Hex, _) => 2,
-            (_, None) => 3,
-            (Form::Base62, _) => 4,
-            (Form::Int, _) => 5,
-            _ => 6,
+        let order = match (self.form, self.id) {
+            (Form::String | Form::Json, Id::L(_) | Id::L3(_)) => 0,
+            (Form::String | Form::Json, Id::G(_) | Id::G3(_)) => 1,
+            (_, Id::Flake(_)) => 2,
+            (Form::Hex, _) => 3,
+            (_, Id::Sno(_)) => 4,
+            (Form::Base62, _) => 5,
+            (Form::Int, _) => 6,
+            _ => 7,
         };
         (ahead, marks, order)
     }
@@ -577,13 +578,20 @@ impl Guess {
             .collect()
     }
 
-    /// Whether the reading taken is a sno string.
-    pub fn sno(&self) -> bool {
-        matches!(self.taken.id, Id::Sno(_))
+    /// What the reading taken is and the flag that finds it, when it is a
+    /// sno string or a flake id, which `--extract` finds with that flag
+    /// only.
+    pub fn found_with(&self) -> Option<(String, &'static str)> {
+        match self.taken.id {
+            Id::Sno(_) => Some((self.taken.what(), "--sno")),
+            Id::Flake(_) => Some(("a flake id".to_owned(), "--flake")),
+            _ => None,
+        }
     }
 
     /// A token that reads only as `reading`, to be noted as a guess is (a
-    /// sno string, which `--extract` finds with `--sno` only).
+    /// sno string or a flake id, which `--extract` finds with `--sno` or
+    /// `--flake` only).
     pub fn alone(reading: Reading) -> Guess {
         Guess {
             readings: vec![reading],
@@ -675,28 +683,51 @@ impl Evidence {
 }
 
 /// Reads `input` as a v2 id, trying every reading the flags allow (module
-/// docs), and, when `sno` is set and no flag names a form or kind, as a
-/// sno string too. The error says what is wrong, not what the input was.
+/// docs), and, when `also` is `Some(now)` and no flag names a form or
+/// kind, as a sno string and a flake id too (see [`found_v2`]). The error
+/// says what is wrong, not what the input was.
 pub fn decode(
     input: &[u8],
     kind: Option<Kind>,
     form: Option<Form>,
-    sno: bool,
+    also: Option<u64>,
 ) -> Result<Decoded, String> {
     if is_uuid(input, form) {
         return decode_v3(input, kind, Some(Form::Uuid));
     }
-    Decoded::from(found_v2(input, kind, form, sno)).ok_or_else(|| why_not(input, kind, form))
+    Decoded::from(found_v2(input, kind, form, also)).ok_or_else(|| why_not(input, kind, form))
 }
 
-/// The readings of `input` as a v2 id (or a sno string, when `sno` is set
-/// and no flag names a form or kind).
-fn found_v2(input: &[u8], kind: Option<Kind>, form: Option<Form>, sno: bool) -> Found {
+/// The readings of `input` as a v2 id; when `also` is `Some(now)` and no
+/// flag names a form or kind, as a sno string too, and as a flake id (its
+/// int of 19 digits, or 16 hex digits) of a time no more than a day after
+/// `now`: what
+/// `gen --remote --flake` prints, which from 2028 on is also a local id of
+/// drift code 1 (a flake id's top bits are its time's), and without this
+/// would read as that alone. A flake id of a time ahead is no clock's, and
+/// no reading (so a local id of the default drift code, whose value reads
+/// as a flake id of 2062 or later, stays unambiguous).
+fn found_v2(input: &[u8], kind: Option<Kind>, form: Option<Form>, also: Option<u64>) -> Found {
     let mut found = readings(input, kind, form);
-    if sno && kind.is_none() && form.is_none() {
-        if let Ok(id) = Sno::parse_bytes(input) {
-            found.push(Form::String, Id::Sno(id));
-        }
+    let Some(now) = also.filter(|_| kind.is_none() && form.is_none()) else {
+        return found;
+    };
+    if let Ok(id) = Sno::parse_bytes(input) {
+        found.push(Form::String, Id::Sno(id));
+    }
+    // As gen prints them: 16 hex digits, or 19 decimal digits (a flake id
+    // of 2018 to 2080); not every shorter number.
+    let shape = match input.len() {
+        16 => input.iter().all(u8::is_ascii_hexdigit),
+        19 => input.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    let rule = Rule { strict: false, now };
+    if let Some(flake) = decode_flake(input, None)
+        .ok()
+        .filter(|r| shape && !rule.ahead(r.id))
+    {
+        found.push(flake.form, flake.id);
     }
     found
 }
@@ -708,13 +739,13 @@ pub fn find_in(
     kind: Option<Kind>,
     form: Option<Form>,
     v3: bool,
-    sno: bool,
+    also: Option<u64>,
 ) -> Option<Decoded> {
     if v3 || is_uuid(input, form) {
         let form = if v3 { form } else { Some(Form::Uuid) };
         return found_v3(input, kind, form).ok().and_then(Decoded::from);
     }
-    Decoded::from(found_v2(input, kind, form, sno))
+    Decoded::from(found_v2(input, kind, form, also))
 }
 
 /// The readings that gave an id, one per different id, in a fixed array
@@ -784,18 +815,19 @@ fn is_uuid(input: &[u8], form: Option<Form>) -> bool {
     }
 }
 
-/// Reads `input` as a v3 id of the generation `v3` says, or a v2 one.
+/// Reads `input` as a v3 id of the generation `v3` says, or a v2 one (a
+/// sno string and a flake id too, by `also`: see [`decode`]).
 pub fn decode_in(
     input: &[u8],
     kind: Option<Kind>,
     form: Option<Form>,
     v3: bool,
-    sno: bool,
+    also: Option<u64>,
 ) -> Result<Decoded, String> {
     if v3 {
         decode_v3(input, kind, form)
     } else {
-        decode(input, kind, form, sno)
+        decode(input, kind, form, also)
     }
 }
 
@@ -898,7 +930,9 @@ fn parse(input: &[u8], form: Form, kind: Kind) -> Option<Id> {
     reading(input, form, kind, false).ok()
 }
 
-/// One v2 reading, with the error's text.
+/// One v2 reading, with the error's text (what [`parse`] is checked
+/// against).
+#[cfg(test)]
 fn read(input: &[u8], form: Form, kind: Kind) -> Result<Id, String> {
     reading(input, form, kind, false).map_err(|why| why.to_string())
 }
@@ -1019,8 +1053,24 @@ fn why_not(input: &[u8], kind: Option<Kind>, form: Option<Form>) -> String {
         },
     };
     let kind = kind.unwrap_or_else(|| implied_kind(input, form));
-    match read(input, form, kind) {
-        Err(e) => e,
+    match reading(input, form, kind, false) {
+        // No guid id has drift code 0 in its top bits; a flake id's int
+        // and hex do (for its first 68 years).
+        Err(Why::Id(e))
+            if e.kind() == guid::ErrorKind::Drift && matches!(form, Form::Int | Form::Hex) =>
+        {
+            let flake = decode_flake(input, Some(form)).is_ok();
+            format!(
+                "drift code 0, which no clock makes: no {} id{}",
+                kind.noun(),
+                if flake {
+                    " (a flake id, as gen --remote --flake prints, reads with --flake)"
+                } else {
+                    ""
+                }
+            )
+        }
+        Err(why) => why.to_string(),
         // Every reading failed, this one too.
         Ok(_) => "not an id".to_owned(),
     }
@@ -1035,6 +1085,14 @@ fn likely_form(input: &[u8]) -> Result<Form, String> {
     }
     let len = input.len();
     let fits = |form: Form| form.lengths().contains(&len);
+    // Hex digits alone, as many as hex has: hex, though a string's
+    // alphabet holds them too.
+    if fits(Form::Hex)
+        && input.iter().all(u8::is_ascii_hexdigit)
+        && !input.iter().all(u8::is_ascii_digit)
+    {
+        return Ok(Form::Hex);
+    }
     let (form, covered) = PLAIN
         .iter()
         .enumerate()
@@ -1163,7 +1221,7 @@ mod tests {
     /// evidence of one spelling it has a reading in, and refused otherwise.
     #[test]
     fn evidence_reads_an_ambiguous_input() {
-        let shows = |input: &[u8]| match decode(input, None, None, true) {
+        let shows = |input: &[u8]| match decode(input, None, None, Some(0)) {
             Ok(Decoded::One { shows, .. }) => shows,
             other => panic!("{other:?}"),
         };
@@ -1171,7 +1229,7 @@ mod tests {
         assert_eq!(shows(b"600000073b13a63000002000"), Some(Spelling::Hex));
         assert_eq!(shows(b"2vdt4d2222222222"), Some(Spelling::Sno));
         assert_eq!(shows(br#""N...0ngIdY...1..""#), None);
-        let Ok(Decoded::Several(several)) = decode(b"NlpJwpyS1Q9vEZ12", None, None, true) else {
+        let Ok(Decoded::Several(several)) = decode(b"NlpJwpyS1Q9vEZ12", None, None, Some(0)) else {
             panic!("ambiguous");
         };
         let now = guid::unix_nanos(std::time::SystemTime::now());
@@ -1269,7 +1327,8 @@ mod tests {
             strict: false,
             now: id.time() + 3_600_000_000_000,
         };
-        let reading = match decode_in(text, None, None, v3, !v3) {
+        let also = (!v3).then_some(rule.now);
+        let reading = match decode_in(text, None, None, v3, also) {
             Ok(Decoded::One { reading, .. }) => reading,
             Ok(Decoded::Several(several)) => {
                 let choice = several.choose(Evidence::default(), rule);
@@ -1337,6 +1396,48 @@ mod tests {
                     false,
                 );
             }
+        }
+    }
+
+    /// A flake id of noeqd's layout from 2028 on is also a local id of
+    /// drift code 1 (a flake id's top bits are its time's): alone, without
+    /// flags, it reads as the flake id, the local one noted, as its int and
+    /// as its hex. A local id of the default drift code is a flake id of
+    /// 2062 or later, no clock's: no flake reading, not ambiguous.
+    #[test]
+    fn a_flake_id_of_2028_on_is_no_local_id() {
+        let layout = guid::flake::Layout::NOEQD;
+        // 2030-01-01, an hour before now.
+        let time = 1_893_456_000_000_000_000_u64;
+        let now = time + 3_600_000_000_000;
+        let units = layout.units(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(time));
+        let id = layout.compose(units, 3 << 5 | 9, 7).expect("a flake id");
+        let rule = Rule { strict: false, now };
+        for text in [id.to_string(), format!("{id:016x}")] {
+            let Ok(Decoded::Several(several)) = decode(text.as_bytes(), None, None, Some(now))
+            else {
+                panic!("{text}: a local id too");
+            };
+            let choice = several.choose(Evidence::default(), rule).expect("read");
+            assert_eq!(choice.reading.id, Id::Flake(id), "{text}");
+            let note = choice.guess.expect("a guess").note();
+            assert!(note.contains("of a local id (--from"), "{note}");
+            // --strict refuses it; --from and --as read the local id.
+            let strict = Rule { strict: true, now };
+            assert!(several.choose(Evidence::default(), strict).is_err());
+            let local = decode(text.as_bytes(), Some(Kind::L), None, Some(now));
+            assert!(
+                matches!(local, Ok(Decoded::One { reading, .. }) if reading.id.kind() == Some(Kind::L))
+            );
+        }
+        let l = Luid::compose(time, 7, guid::Drift::DEFAULT).expect("id");
+        let hex = data_encoding::HEXLOWER.encode(&l.to_bytes());
+        for text in [l.to_u64().to_string(), hex] {
+            let read = decode(text.as_bytes(), None, None, Some(now));
+            assert!(
+                matches!(read, Ok(Decoded::One { reading, .. }) if reading.id == Id::L(l)),
+                "{text}"
+            );
         }
     }
 }

@@ -179,7 +179,8 @@ impl<W: Write> Inspect<'_, W> {
                 })
                 .map_err(|e| format!("not a sno string: {e}"))
         } else {
-            form::decode_in(input, args.kind, args.from, args.v3, !args.from_v2)
+            let also = (!args.from_v2).then_some(self.rule.now);
+            form::decode_in(input, args.kind, args.from, args.v3, also)
         };
         if let Ok(Decoded::One {
             shows: Some(spelling),
@@ -247,19 +248,17 @@ impl<W: Write> Inspect<'_, W> {
         }
         self.noted.push(class);
         let at = line.map_or_else(String::new, |n| format!("line {n}: "));
-        let (what, later) = match (self.args.extract, guess.sno()) {
-            (true, true) => (
+        let (what, later) = match (self.args.extract, guess.found_with()) {
+            (true, Some((what, flag))) => (
                 match guess.others() {
-                    others if others.is_empty() => {
-                        "is a sno string, found with --sno: skipped".to_owned()
-                    }
+                    others if others.is_empty() => format!("is {what}, found with {flag}: skipped"),
                     others => {
-                        format!("is a sno string, found with --sno: skipped (it is also {others})")
+                        format!("is {what}, found with {flag}: skipped (it is also {others})")
                     }
                 },
                 "later tokens like it are skipped without a note",
             ),
-            (true, false) => (
+            (true, None) => (
                 guess.note(),
                 "later tokens like it are read so without a note, and --strict skips them",
             ),
@@ -282,7 +281,10 @@ impl<W: Write> Inspect<'_, W> {
         let read = match (args.flake, args.sno) {
             (true, _) => token.flake(args.from).map(Decoded::of),
             (_, true) => token.sno().map(Decoded::of),
-            _ => token.read(args.kind, args.from, args.v3, !args.from_v2),
+            _ => {
+                let also = (!args.from_v2).then_some(self.rule.now);
+                token.read(args.kind, args.from, args.v3, also)
+            }
         };
         let choice = match read {
             None => return Ok(()),
@@ -301,11 +303,24 @@ impl<W: Write> Inspect<'_, W> {
             // No clock made it: a number or a word that reads as an id.
             return Ok(());
         }
-        if let (Id::Sno(_), false) = (id, args.sno) {
+        match (id, &choice.guess) {
             // Found with --sno only: told, once.
-            let guess = choice.guess.unwrap_or_else(|| Guess::alone(choice.reading));
-            self.note(Some(line), token.text(), &guess);
-            return Ok(());
+            (Id::Sno(_), guess) if !args.sno => {
+                let guess = guess
+                    .clone()
+                    .unwrap_or_else(|| Guess::alone(choice.reading));
+                self.note(Some(line), token.text(), &guess);
+                return Ok(());
+            }
+            // Found with --flake only: told, once, if it also reads as a
+            // guid id (so many numbers are flake ids and nothing else).
+            (Id::Flake(_), guess) if !args.flake => {
+                if let Some(guess) = guess {
+                    self.note(Some(line), token.text(), guess);
+                }
+                return Ok(());
+            }
+            _ => {}
         }
         if let Some(guess) = &choice.guess {
             self.note(Some(line), token.text(), guess);

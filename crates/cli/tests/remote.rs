@@ -285,6 +285,29 @@ fn inspect_flake_refuses_what_is_no_flake_id() {
     }
 }
 
+/// A flake id given without --flake reads as one, its only reading (its
+/// int and hex are of drift code 0 as local ids, until 2028); --extract
+/// finds flake ids with --flake only (a flake id that is no other id is
+/// skipped silently: so are many numbers).
+#[test]
+fn a_flake_id_reads_without_flake() {
+    for (id, form) in [("2129406907130052609", "int"), ("1d8d2c4ccc000001", "hex")] {
+        let run = guid(["inspect", id]);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+        let value = match form {
+            "int" => id.parse().expect("an int"),
+            _ => u64::from_str_radix(id, 16).expect("hex"),
+        };
+        assert_eq!(timeless(&run), [flake_object(value, form)]);
+        let text = format!("t=1 id={id} ok\n");
+        let run = guid_stdin(["inspect", "--extract"], text.as_bytes());
+        let got = (run.code, run.stdout.as_str(), run.stderr.as_str());
+        assert_eq!(got, (0, "", ""), "{run:?}");
+        let run = guid_stdin(["inspect", "--extract", "--flake"], text.as_bytes());
+        assert_eq!(run.objects().len(), 1, "{run:?}");
+    }
+}
+
 #[test]
 fn a_dead_address_is_skipped_and_all_dead_is_an_error() {
     let serve = Serve::start(None);
