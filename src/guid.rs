@@ -28,7 +28,6 @@ crate::id::declare! {
     text: layout::Text::Sortable { bits: 6 },
     node: layout::NODE_BITS_G,
     store: u96,
-    parse: Guid::parse_v2,
     now: crate::CLOCK.g(),
     int: u128, from_u128, fallible,
     bytes: fallible,
@@ -80,7 +79,7 @@ impl Guid {
     /// Reads the text form, refusing Go's JSON form of a local id (`*`
     /// first) by name.
     #[inline]
-    fn parse_v2(s: &[u8]) -> Result<Guid> {
+    fn read_text(s: &[u8]) -> Result<Guid> {
         let v = encoding::decode_sortable::<6>(s).map_err(|e| match s.first() {
             Some(b'*') => Error::new(ErrorKind::Marker { local: false }),
             _ => e,

@@ -325,16 +325,3 @@ pub(crate) mod sealed {
 mod declare;
 
 pub(crate) use declare::declare;
-
-/// Reads the text form of a type whose values are checked by
-/// [`Id::from_u128`] alone: every type's but v2's, whose readers name Go's
-/// JSON form of a local id.
-#[inline]
-pub(crate) fn parse_text<I: Id>(s: &[u8]) -> Result<I> {
-    let v = match I::TEXT {
-        Text::Uuid => encoding::decode_uuid(s)?,
-        Text::Sortable { bits: 6 } => encoding::decode_sortable::<6>(s)?,
-        Text::Sortable { .. } => encoding::decode_sortable::<4>(s)?,
-    };
-    I::from_u128(v)
-}

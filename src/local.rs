@@ -48,7 +48,6 @@ crate::id::declare! {
     text: layout::Text::Sortable { bits: 4 },
     node: 0,
     store: u64,
-    parse: Luid::parse_v2,
     now: crate::CLOCK.l(),
     int: u64, from_u64, fallible,
     bytes: fallible,
@@ -140,7 +139,7 @@ impl Luid {
     /// Reads the text form, and Go's JSON form too: `*` and the string of a
     /// global id, whose node is dropped as Go drops it (Go writes node 0).
     #[inline]
-    fn parse_v2(s: &[u8]) -> Result<Luid> {
+    fn read_text(s: &[u8]) -> Result<Luid> {
         match s.split_first() {
             Some((b'*', global)) => {
                 let v = encoding::decode_sortable::<6>(global)?;

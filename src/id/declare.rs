@@ -23,7 +23,6 @@ macro_rules! declare {
         text: $text:expr,
         node: $node:expr,
         store: $store:ident,
-        parse: $parse:expr,
         now: $now:expr,
         int: $int:ty, $from_int:ident, $int_conv:ident,
         bytes: $bytes_conv:ident,
@@ -120,7 +119,7 @@ macro_rules! declare {
 
             #[inline]
             fn parse_text(s: &[u8]) -> $crate::Result<$id> {
-                $parse(s)
+                <$id>::read_text(s)
             }
         }
 

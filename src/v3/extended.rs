@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Luid};
 use crate::Id;
+use crate::encoding;
 use crate::error::{Error, ErrorKind, Result};
 use crate::id::sealed::Packing;
 use crate::layout::{self, NODE_BITS_X};
@@ -42,7 +43,6 @@ crate::id::declare! {
     text: layout::Text::Uuid,
     node: NODE_BITS_X,
     store: uuid,
-    parse: crate::id::parse_text,
     now: super::CLOCK.x(),
     int: u128, from_u128, fallible,
     bytes: fallible,
@@ -109,6 +109,12 @@ impl Xuid {
             (8, 0b10) => Ok(Xuid(v.to_be_bytes())),
             (version, variant) => Err(Error::new(ErrorKind::NotUuidV8 { version, variant })),
         }
+    }
+
+    /// Reads the canonical UUID string of a UUIDv8.
+    #[inline]
+    fn read_text(s: &[u8]) -> Result<Xuid> {
+        Xuid::from_u128(encoding::decode_uuid(s)?)
     }
 }
 

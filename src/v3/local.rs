@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use super::Clock;
 use super::{Drift, Guid, Xuid};
 use crate::Id;
+use crate::encoding;
 use crate::error::Result;
 #[cfg(feature = "std")]
 use crate::id::sealed::Packing;
@@ -37,7 +38,6 @@ crate::id::declare! {
     text: layout::Text::Sortable { bits: 4 },
     node: 0,
     store: u64,
-    parse: crate::id::parse_text,
     now: super::CLOCK.l(),
     int: u64, from_u64, infallible,
     bytes: infallible,
@@ -114,5 +114,11 @@ impl Luid {
     /// The id of a [`to_i64`](Luid::to_i64) value.
     pub const fn from_i64(v: i64) -> Luid {
         Luid::from_u64(v as u64 ^ 1 << 63)
+    }
+
+    /// Reads the text form: every 64-bit value is an id.
+    #[inline]
+    fn read_text(s: &[u8]) -> Result<Luid> {
+        Ok(Luid::from_u64(encoding::decode_sortable::<4>(s)? as u64))
     }
 }
