@@ -166,7 +166,7 @@ impl fmt::Display for Error {
             ErrorKind::LeadingZero => f.write_str("base62 value has a leading zero digit"),
             ErrorKind::Overflow { bits } => write!(f, "value does not fit {bits} bits"),
             ErrorKind::Drift => f.write_str(
-                "drift code 0, which no clock makes (a local id's string read as a global id's has it)",
+                "drift code 0, which no clock makes",
             ),
             ErrorKind::Part { name, value, max } => {
                 write!(f, "{name} {value} is out of range 0..={max}")
