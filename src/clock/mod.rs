@@ -270,7 +270,10 @@ impl<G: Generation> Clock<G> {
     /// fails (see [Panics](#panics)).
     #[inline]
     pub fn g(&self) -> G::Guid {
-        self.try_g().unwrap_or_else(|e| self.refuse(e))
+        match self.take(1) {
+            Ok((node, state)) => self.pack(node, state),
+            Err(refused) => self.refuse(refused),
+        }
     }
 
     /// A new global id, or the error of a chosen node in a forked child
@@ -287,7 +290,10 @@ impl<G: Generation> Clock<G> {
     /// fails (see [Panics](#panics)).
     #[inline]
     pub fn l(&self) -> G::Local {
-        self.try_l().unwrap_or_else(|e| self.refuse(e))
+        match self.take(1) {
+            Ok((_, state)) => self.pack(0, state),
+            Err(refused) => self.refuse(refused),
+        }
     }
 
     /// A new local id, or the error of [`Clock::try_g`].
@@ -309,7 +315,7 @@ impl<G: Generation> Clock<G> {
     /// [`Clock::try_fill`], panicking where it fails (see
     /// [Panics](#panics)).
     pub fn fill(&self, ids: &mut [G::Guid]) {
-        self.try_fill(ids).unwrap_or_else(|e| self.refuse(e));
+        self.fill_with(ids).unwrap_or_else(|r| self.refuse(r));
     }
 
     /// Fills `ids` with consecutive global ids from one read of the time,
@@ -353,13 +359,13 @@ impl<G: Generation> Clock<G> {
     /// [`Clock::try_fill_l`], panicking where it fails (see
     /// [Panics](#panics)).
     pub fn fill_l(&self, ids: &mut [G::Local]) {
-        self.try_fill_l(ids).unwrap_or_else(|e| self.refuse(e));
+        self.fill_with(ids).unwrap_or_else(|r| self.refuse(r));
     }
 
     /// Fills `ids` with consecutive local ids from one read of the time, or
     /// leaves it untouched and returns the error of [`Clock::try_fill`].
     pub fn try_fill_l(&self, ids: &mut [G::Local]) -> Result<()> {
-        self.try_fill_with(ids)
+        Ok(self.fill_with(ids)?)
     }
 
     /// The global id of a local id made by this clock (Go's `FromL`),
@@ -417,18 +423,18 @@ impl<G: Generation> Clock<G> {
     /// issues them, or the error of a chosen node in a forked child or of
     /// a used-up range (nothing taken).
     #[inline(always)]
-    fn take(&self, n: u64) -> Result<(u64, u64)> {
+    fn take(&self, n: u64) -> std::result::Result<(u64, u64), Refused> {
         let node = self.current_node()?;
         match self.core.reserve(n) {
             Ok(first) => Ok((node, first)),
-            Err(_) => Err(used_up()),
+            Err(_) => Err(Refused::UsedUp),
         }
     }
 
     /// Fills `ids` with ids of consecutive states reserved with one read
     /// of the time, or leaves it untouched on error.
     #[inline]
-    pub(crate) fn try_fill_with<T: Id>(&self, ids: &mut [T]) -> Result<()> {
+    pub(crate) fn fill_with<T: Id>(&self, ids: &mut [T]) -> std::result::Result<(), Refused> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -450,7 +456,7 @@ impl<G: Generation> Clock<G> {
     /// Reserves `n >= 1` consecutive states for a [`Reserved`] handle: the
     /// node and the first state in forward order.
     #[inline]
-    fn reserve_forward(&self, n: u64) -> Result<(u64, u64)> {
+    fn reserve_forward(&self, n: u64) -> std::result::Result<(u64, u64), Refused> {
         let (node, first) = self.take(n)?;
         // The mirror is its own inverse.
         Ok((node, self.core.issued(first)))
@@ -466,7 +472,7 @@ impl<G: Generation> Clock<G> {
     /// before the child's first id, or [`ErrorKind::Forked`] for a chosen
     /// node.
     #[inline]
-    fn current_node(&self) -> Result<u64> {
+    fn current_node(&self) -> std::result::Result<u64, Refused> {
         match self.core.node() {
             Ok(node) => Ok(node),
             Err(Forked) => self.forked(),
@@ -475,9 +481,9 @@ impl<G: Generation> Clock<G> {
 
     #[cold]
     #[inline(never)]
-    fn forked(&self) -> Result<u64> {
+    fn forked(&self) -> std::result::Result<u64, Refused> {
         if self.core.own.chosen {
-            return Err(Error::new(ErrorKind::Forked));
+            return Err(Refused::Forked);
         }
         self.core.renode(G::random_node());
         Ok(self.core.node_word())
@@ -486,8 +492,8 @@ impl<G: Generation> Clock<G> {
     /// The panic of a panicking form, for the error of its `try_` form.
     #[cold]
     #[inline(never)]
-    fn refuse(&self, e: Error) -> ! {
-        if e.kind() == ErrorKind::Forked {
+    fn refuse(&self, refused: Refused) -> ! {
+        if refused == Refused::Forked {
             panic!(
                 "guid: a clock with the chosen node {:#x} was used in a forked child, \
                  where it would repeat its parent's ids; build the child's clock in the \
@@ -495,15 +501,28 @@ impl<G: Generation> Clock<G> {
                 self.core.node_word()
             );
         }
-        panic!("guid: {e}")
+        panic!("guid: {}", Error::from(refused))
     }
 }
 
-/// The error of a used-up tick range.
-#[cold]
-#[inline(never)]
-fn used_up() -> Error {
-    Error::new(ErrorKind::UsedUp)
+/// Why a clock made no id, kept to one byte on the common path: the
+/// [`Error`] of a `try_` form is made from it there, off that path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// A chosen node in a forked child.
+    Forked,
+    /// The tick range is used up.
+    UsedUp,
+}
+
+impl From<Refused> for Error {
+    #[cold]
+    fn from(refused: Refused) -> Error {
+        Error::new(match refused {
+            Refused::Forked => ErrorKind::Forked,
+            Refused::UsedUp => ErrorKind::UsedUp,
+        })
+    }
 }
 
 impl<G: Generation> Default for Clock<G> {

@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::fmt;
 
-use super::{Clock, Generation};
+use super::{Clock, Generation, Refused};
 use crate::error::Result;
 use crate::fork;
 use crate::layout::SEQ_MAX;
@@ -53,7 +53,10 @@ impl<'c, G: Generation> Reserved<'c, G> {
     /// [`Clock::g`]).
     #[inline]
     pub fn g(&self) -> G::Guid {
-        self.try_g().unwrap_or_else(|e| self.clock.refuse(e))
+        match self.cursor.next(self.clock) {
+            Ok((node, state)) => self.clock.pack(node, state),
+            Err(refused) => self.clock.refuse(refused),
+        }
     }
 
     /// A new global id, or the error of [`Clock::try_g`] when a new block
@@ -67,7 +70,10 @@ impl<'c, G: Generation> Reserved<'c, G> {
     /// A new local id: [`Reserved::try_l`], panicking where it fails.
     #[inline]
     pub fn l(&self) -> G::Local {
-        self.try_l().unwrap_or_else(|e| self.clock.refuse(e))
+        match self.cursor.next(self.clock) {
+            Ok((_, state)) => self.clock.pack(0, state),
+            Err(refused) => self.clock.refuse(refused),
+        }
     }
 
     /// A new local id, or the error of [`Reserved::try_g`].
@@ -119,7 +125,7 @@ impl Cursor {
     /// The node and the state of the next id, from the block if it is
     /// still current, else from a new one.
     #[inline(always)]
-    fn next<G: Generation>(&self, clock: &Clock<G>) -> Result<(u64, u64)> {
+    fn next<G: Generation>(&self, clock: &Clock<G>) -> std::result::Result<(u64, u64), Refused> {
         let f = self.next.get();
         if f < self.end.get() && !self.fork.forked() && clock.current(f) {
             self.next.set(f + 1);
@@ -130,7 +136,7 @@ impl Cursor {
 
     #[cold]
     #[inline(never)]
-    fn refill<G: Generation>(&self, clock: &Clock<G>) -> Result<(u64, u64)> {
+    fn refill<G: Generation>(&self, clock: &Clock<G>) -> std::result::Result<(u64, u64), Refused> {
         let (node, first) = clock.reserve_forward(self.block)?;
         self.node.set(node);
         self.fork.adopt();

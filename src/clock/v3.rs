@@ -47,7 +47,10 @@ impl Clock<V3> {
     /// [Panics](Clock#panics)).
     #[inline]
     pub fn x(&self) -> Xuid {
-        self.try_x().unwrap_or_else(|e| self.refuse(e))
+        match self.take(1) {
+            Ok((node, state)) => self.pack(node, state),
+            Err(refused) => self.refuse(refused),
+        }
     }
 
     /// A new 128-bit id, or the error of [`Clock::try_g`].
@@ -61,14 +64,14 @@ impl Clock<V3> {
     /// [`Clock::try_fill_x`], panicking where it fails (see
     /// [Panics](Clock#panics)).
     pub fn fill_x(&self, ids: &mut [Xuid]) {
-        self.try_fill_x(ids).unwrap_or_else(|e| self.refuse(e));
+        self.fill_with(ids).unwrap_or_else(|r| self.refuse(r));
     }
 
     /// Fills `ids` with consecutive 128-bit ids from one read of the time,
     /// or leaves it untouched and returns the error of
     /// [`Clock::try_fill`].
     pub fn try_fill_x(&self, ids: &mut [Xuid]) -> Result<()> {
-        self.try_fill_with(ids)
+        Ok(self.fill_with(ids)?)
     }
 
     /// The 128-bit id of a local id made by this clock (Go's `X.FromL`),
