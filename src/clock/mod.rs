@@ -268,7 +268,7 @@ impl<G: Generation> Clock<G> {
 
     /// A new global id (Go's `G`): [`Clock::try_g`], panicking where it
     /// fails (see [Panics](#panics)).
-    #[inline]
+    #[inline(always)]
     pub fn g(&self) -> G::Guid {
         match self.take(1) {
             Ok((node, state)) => self.pack(node, state),
@@ -288,7 +288,7 @@ impl<G: Generation> Clock<G> {
 
     /// A new local id (Go's `L`): [`Clock::try_l`], panicking where it
     /// fails (see [Panics](#panics)).
-    #[inline]
+    #[inline(always)]
     pub fn l(&self) -> G::Local {
         match self.take(1) {
             Ok((_, state)) => self.pack(0, state),

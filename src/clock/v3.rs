@@ -45,7 +45,7 @@ impl Clock<V3> {
     /// A new 128-bit id (Go v3's `X`), with all 58 bits of the node:
     /// [`Clock::try_x`], panicking where it fails (see
     /// [Panics](Clock#panics)).
-    #[inline]
+    #[inline(always)]
     pub fn x(&self) -> Xuid {
         match self.take(1) {
             Ok((node, state)) => self.pack(node, state),
