@@ -433,6 +433,20 @@ fn shared() -> Option<&'static Shared> {
 
 /// The clocks, or the error that says why this server makes no ids.
 fn clock() -> &'static Clocks {
+    ready().1
+}
+
+/// An id `make` takes from the server's clocks, once the horizon covers it.
+fn issue<I: Id>(make: impl FnOnce(&Clocks) -> I) -> I {
+    let (shared, clocks) = ready();
+    let id = make(clocks);
+    shared.cover(id.time());
+    id
+}
+
+/// The shared state and its clocks, or the error that says why this
+/// server makes no ids.
+fn ready() -> (&'static Shared, &'static Clocks) {
     let shared = shared().unwrap_or_else(|| {
         fail(
             ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
@@ -441,7 +455,7 @@ fn clock() -> &'static Clocks {
         )
     });
     if let Some(clocks) = shared.built() {
-        return clocks;
+        return (shared, clocks);
     }
     // SAFETY: a backend's question to the server.
     if unsafe { pg_sys::RecoveryInProgress() } {
@@ -462,7 +476,7 @@ fn clock() -> &'static Clocks {
             )),
         )
     }
-    shared.build()
+    (shared, shared.build())
 }
 
 impl Shared {
@@ -499,16 +513,6 @@ impl Shared {
             }
             std::hint::spin_loop();
         }
-    }
-}
-
-impl Clocks {
-    /// An id `make` takes from one of the clocks, once the horizon covers it.
-    fn issue<I: Id>(&self, make: impl FnOnce(&Clocks) -> I) -> I {
-        let id = make(self);
-        let shared = shared().expect("clocks live in the shared state");
-        shared.cover(id.time());
-        id
     }
 }
 
@@ -567,13 +571,13 @@ impl Shared {
 
 functions! {
     pg_finfo_kguid_guid_generate => fn kguid_guid_generate(_fcinfo) {
-        guid_datum(clock().issue(|s| s.clock.g()))
+        guid_datum(issue(|s| s.clock.g()))
     }
     pg_finfo_kguid_luid_generate => fn kguid_luid_generate(_fcinfo) {
-        luid_datum(clock().issue(|s| s.clock.l()))
+        luid_datum(issue(|s| s.clock.l()))
     }
     pg_finfo_kguid_xuid_generate => fn kguid_xuid_generate(_fcinfo) {
-        xuid_datum(clock().issue(|s| s.x.x()))
+        xuid_datum(issue(|s| s.x.x()))
     }
     pg_finfo_kguid_xuid_from_time => fn kguid_xuid_from_time(fcinfo) {
         let t = UNIX_EPOCH + Duration::from_nanos(crate::types::time_arg(fcinfo, 0));

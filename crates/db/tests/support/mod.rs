@@ -43,20 +43,7 @@ pub fn postgres_with(settings: &[(&str, &str)]) -> Option<Postgres> {
     };
     let dir = server_dir();
     initdb(&bin, &dir.join("data"));
-    let settings = settings
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
-    let child = spawn(&bin, &dir, &settings, &[]);
-    let server = Postgres {
-        dir,
-        child,
-        bin,
-        settings,
-        prefix: Vec::new(),
-    };
-    server.wait_ready();
-    Some(server)
+    Some(Postgres::serve(bin, dir, settings, &[]))
 }
 
 /// A new cluster in `data`.
@@ -251,16 +238,23 @@ impl Postgres {
         let status = command.status().expect("run pg_basebackup");
         assert!(status.success(), "pg_basebackup failed: {status}");
         setup(&dir.join("data"));
+        Postgres::serve(self.bin.clone(), dir, settings, prefix)
+    }
+
+    /// The server of the data directory in `dir`, started with these
+    /// settings under the command `prefix` (if not empty), once it accepts
+    /// sessions.
+    fn serve(bin: PathBuf, dir: PathBuf, settings: &[(&str, &str)], prefix: &[&str]) -> Postgres {
         let settings = settings
             .iter()
             .map(|(name, value)| format!("{name}={value}"))
             .collect();
         let prefix: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
-        let child = spawn(&self.bin, &dir, &settings, &prefix);
+        let child = spawn(&bin, &dir, &settings, &prefix);
         let server = Postgres {
             dir,
             child,
-            bin: self.bin.clone(),
+            bin,
             settings,
             prefix,
         };
