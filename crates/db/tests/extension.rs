@@ -852,6 +852,48 @@ fn a_copy_started_as_a_primary_refuses_until_given_a_node() {
     assert_eq!(ids[0].node(), u64::from(NODE));
 }
 
+/// A file-system snapshot of a running server's data directory, started as
+/// a primary beside it (no `backup_label`: it reads as a restart after a
+/// crash): the ids of its node were last made in another directory, so it
+/// refuses until given a node of its own, or told by removing its mark;
+/// the original goes on, and a restart of either keeps what it does.
+#[test]
+fn a_snapshot_started_beside_its_original_refuses_until_given_a_node() {
+    let Some(mut original) = server(true) else {
+        return;
+    };
+    let first = runtime().block_on(async { generate(&connect(&original).await, 10_000).await });
+    let mut copy = original.snapshot(&PRELOAD);
+    let mark = copy.data().join("kguid.copy");
+    for restart in [false, true] {
+        for (code, message) in refusals(&copy) {
+            assert_eq!(code, "55000", "restart {restart}: {message}");
+            assert!(message.contains(&format!("node {NODE}")), "{message}");
+        }
+        assert_eq!(std::fs::read_to_string(&mark).unwrap(), format!("{NODE}\n"));
+        copy.restart(restart);
+    }
+    original.restart(false);
+    assert_eq!(node_of(&original), NODE, "the original goes on");
+    assert!(!original.data().join("kguid.copy").exists());
+
+    copy.set("kguid.node", "24302");
+    copy.restart(false);
+    assert_eq!(node_of(&copy), 24302);
+    assert!(!mark.exists());
+    let (a, b) = at_once(&original, &copy, 300_000);
+    assert_eq!(in_common(&a, &b) + in_common(&first, &b), 0);
+
+    // Told that the original makes no more ids: not marked again.
+    let mut told = original.snapshot(&PRELOAD);
+    assert_eq!(refusals(&told).len(), 4);
+    std::fs::remove_file(told.data().join("kguid.copy")).unwrap();
+    told.restart(false);
+    assert_eq!(node_of(&told), NODE);
+    told.restart(true);
+    assert_eq!(node_of(&told), NODE);
+}
+
 /// A point-in-time recovery of a backup, to a time in the past, started
 /// beside the original: the recovery starts a new timeline, and its ids
 /// are on that timeline's node.

@@ -37,8 +37,9 @@
 //! standbys, and the server a promotion or a point-in-time recovery makes
 //! is on a node of its own. So the clocks are built once recovery has
 //! ended, by the first backend that makes an id; a standby refuses, and so
-//! does a base backup started as a primary of its own on its original's
-//! timeline and node, until given a node of its own ([`copied_from`]).
+//! does a copy of the data directory started as a primary of its own on its
+//! original's timeline and node, until given a node of its own
+//! ([`crate::copy`]).
 
 use std::cell::UnsafeCell;
 use std::ffi::{CStr, CString};
@@ -58,6 +59,7 @@ use pgrx::PgSqlErrorCode::{
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys::{self, Datum};
 
+use crate::copy;
 use crate::types::{guid_at, guid_datum, luid_datum, xuid_datum};
 use crate::{fail, functions};
 
@@ -75,11 +77,6 @@ const MARGIN: Duration = Duration::from_millis(10);
 
 /// The horizon's file, in the data directory.
 const HORIZON_FILE: &str = "kguid.horizon";
-
-/// The mark of a data directory copied from a server that made ids on the
-/// node it names (its 24 bits, in decimal, and a newline): while it is
-/// there and the settings choose the same node, generating refuses.
-const COPY_FILE: &str = "kguid.copy";
 
 /// The bits of a server's node the settings choose: the top 8 carry its
 /// timeline ([`node_on`]).
@@ -111,9 +108,6 @@ struct Shared {
     base: Option<u32>,
     /// The horizon read at the start: ids are issued after it.
     from: u64,
-    /// The node of the server this data directory was copied from, while
-    /// it is also this server's ([`copied_from`]).
-    copy_of: Option<u32>,
     /// The horizon on disk, Unix ns.
     saved: AtomicU64,
     /// Held by the backend writing the horizon.
@@ -200,12 +194,12 @@ unsafe extern "C-unwind" fn startup() {
             // A horizon past either clock's range stops the start here,
             // not at the first id.
             drop(build(0, from));
+            copy::mark_restored(data_dir(), base);
             shared.write(Shared {
                 clocks: UnsafeCell::new(MaybeUninit::uninit()),
                 state: AtomicU8::new(EMPTY),
                 base,
                 from,
-                copy_of: copied_from(base),
                 saved: AtomicU64::new(from),
                 writing: AtomicBool::new(false),
             });
@@ -236,65 +230,6 @@ fn timeline() -> u32 {
     #[cfg(not(any(feature = "pg13", feature = "pg14")))]
     unsafe {
         pg_sys::GetWALInsertionTimeLine()
-    }
-}
-
-/// Whether the file `name` is in the data directory.
-fn in_data_dir(name: &str) -> bool {
-    data_dir().join(name).exists()
-}
-
-/// The node of the server this data directory was copied from, if it is a
-/// copy that keeps that server's node and timeline: one started from a
-/// base backup (`backup_label`) as a primary of its own, without the
-/// recovery that starts a new timeline (`recovery.signal`, or
-/// `standby.signal` and a promotion). Such a start leaves [`COPY_FILE`],
-/// naming the node; the mark holds until the settings choose another node
-/// (then it is removed) or someone removes it. With a random node (no
-/// setting) a copy draws a node of its own, and nothing is marked.
-fn copied_from(base: Option<u32>) -> Option<u32> {
-    let base = base?;
-    let mark = data_dir().join(COPY_FILE);
-    let restored = in_data_dir("backup_label")
-        && !in_data_dir("recovery.signal")
-        && !in_data_dir("standby.signal");
-    if restored {
-        if let Err(e) = horizon::write_bytes(&mark, format!("{base}\n").as_bytes()) {
-            fail(
-                ERRCODE_IO_ERROR,
-                format!("cannot mark the copied data directory: {}", mark.display()),
-                Some(e.to_string()),
-            );
-        }
-        return Some(base);
-    }
-    let node = |bytes: Vec<u8>| {
-        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
-        let digits = text.strip_suffix('\n').unwrap_or(&text);
-        digits
-            .parse::<u32>()
-            .map_err(|e| format!("{digits:?}: {e}"))
-    };
-    let marked = match horizon::read_small(&mark, 16) {
-        Ok(bytes) => bytes.map(node).transpose(),
-        Err(e) => Err(e.to_string()),
-    };
-    let marked = match marked {
-        Ok(node) => node,
-        Err(e) => fail(
-            ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            format!("{} does not hold a node: {e}", mark.display()),
-            Some("Remove it only if no other server makes ids on this server's node.".into()),
-        ),
-    };
-    match marked {
-        Some(node) if node == base => Some(node),
-        Some(_) => {
-            // The settings chose a node of its own: the copy is told.
-            let _ = std::fs::remove_file(&mark);
-            None
-        }
-        None => None,
     }
 }
 
@@ -465,18 +400,23 @@ fn ready() -> (&'static Shared, &'static Clocks) {
             Some("A standby shares its primary's settings, and so its node: ids made here could be the primary's. Make ids on the primary; once promoted, this server makes them on a node of its own (its new timeline's).".into()),
         )
     }
-    if let Some(node) = shared.copy_of {
+    let base = shared.base.unwrap_or_else(|| guid::node::random() >> 8);
+    let node = node_on(base, timeline());
+    if shared.base.is_some()
+        && let Err(node) = copy::check(data_dir(), base, node)
+    {
         fail(
             ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             format!(
                 "kguid makes no ids here: this data directory was copied from a server that makes ids on node {node}, and so would this one"
             ),
             Some(format!(
-                "Give this server a node of its own (kguid.node) and restart it; or, if the server it was copied from will never make ids again, remove {COPY_FILE} from the data directory and restart."
+                "Give this server a node of its own (kguid.node) and restart it; or, if the server it was copied from will never make ids again, remove {} from the data directory and restart.",
+                copy::MARK_FILE
             )),
         )
     }
-    (shared, shared.build())
+    (shared, shared.build(node))
 }
 
 impl Shared {
@@ -487,15 +427,11 @@ impl Shared {
             .then(|| unsafe { (*self.clocks.get()).assume_init_ref() })
     }
 
-    /// Builds the clocks on this server's node and timeline, or takes those
+    /// Builds the clocks on `node`, or takes those
     /// another backend built. Everything that can fail is done before the
     /// state leaves EMPTY, so a backend that fails leaves no half-built
     /// clocks; one that builds them holds BUILDING for a few stores only.
-    fn build(&self) -> &Clocks {
-        let node = node_on(
-            self.base.unwrap_or_else(|| guid::node::random() >> 8),
-            timeline(),
-        );
+    fn build(&self, node: u32) -> &Clocks {
         let clocks = build(node, self.from);
         if self
             .state

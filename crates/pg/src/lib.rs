@@ -18,6 +18,7 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::{PgLogLevel, PgSqlErrorCode};
 
 mod clock;
+mod copy;
 mod types;
 
 ::pgrx::pg_module_magic!(name, version);

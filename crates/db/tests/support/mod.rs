@@ -241,6 +241,35 @@ impl Postgres {
         Postgres::serve(self.bin.clone(), dir, settings, prefix)
     }
 
+    /// Another server on a file-system snapshot of this one's data
+    /// directory, taken while it runs (its processes stopped for the copy,
+    /// so the copy is crash-consistent, as an atomic snapshot is), started
+    /// with `settings` beside it. Its `postmaster.pid` names the running
+    /// original and is left out, as on any other machine it would be stale.
+    pub fn snapshot(&self, settings: &[(&str, &str)]) -> Postgres {
+        let dir = server_dir();
+        let pid = self.child.id() as libc::pid_t;
+        let mut processes = children_of(pid);
+        processes.push(pid);
+        let signal = |signal| {
+            for &process in &processes {
+                // SAFETY: signalling the server's processes, which this
+                // struct started and which are not reaped while it lives.
+                unsafe { libc::kill(process, signal) };
+            }
+        };
+        signal(libc::SIGSTOP);
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(self.data())
+            .arg(dir.join("data"))
+            .status();
+        signal(libc::SIGCONT);
+        assert!(copied.expect("run cp").success(), "cp -a failed");
+        std::fs::remove_file(dir.join("data/postmaster.pid")).expect("a running server's pid file");
+        Postgres::serve(self.bin.clone(), dir, settings, &[])
+    }
+
     /// The server of the data directory in `dir`, started with these
     /// settings under the command `prefix` (if not empty), once it accepts
     /// sessions.
