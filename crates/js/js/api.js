@@ -405,13 +405,13 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The smallest id. */
     static get MIN() {
-      W.bound(tag, false);
+      check(W.bound(tag, false));
       return Id._out();
     }
 
     /** The largest id. */
     static get MAX() {
-      W.bound(tag, true);
+      check(W.bound(tag, true));
       return Id._out();
     }
 
@@ -430,17 +430,17 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The text form, which sorts as the ids do. */
     toString() {
-      return ioString(W.to_string(tag, this._a, this._b, this._c, this._d));
+      return ioString(check(W.to_string(tag, this._a, this._b, this._c, this._d)));
     }
 
     /** The bytes in lowercase hex. */
     toHex() {
-      return ioString(W.to_hex(tag, this._a, this._b, this._c, this._d));
+      return ioString(check(W.to_hex(tag, this._a, this._b, this._c, this._d)));
     }
 
     /** The value as a BigInt. */
     toBigInt() {
-      return W.to_u128(tag, this._a, this._b, this._c, this._d);
+      return must(W.to_u128(tag, this._a, this._b, this._c, this._d));
     }
 
     /** `JSON.stringify` writes the text form. */
@@ -451,7 +451,7 @@ function defineId(tag, name, bytes, defaultDrift) {
     /** -1, 0 or 1: the order of the ids. */
     compare(o) {
       of(o, Id, 'the other id');
-      return W.compare(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d);
+      return must(W.compare(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d));
     }
 
     /** The same id. */
@@ -471,12 +471,12 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The time as a Date (to the millisecond). */
     get time() {
-      return new Date(W.time_ms(tag, this._a, this._b, this._c, this._d));
+      return new Date(must(W.time_ms(tag, this._a, this._b, this._c, this._d)));
     }
 
     /** The time in Unix nanoseconds, as the id holds it (BigInt). */
     get timeNs() {
-      return W.time_ns(tag, this._a, this._b, this._c, this._d);
+      return must(W.time_ns(tag, this._a, this._b, this._c, this._d));
     }
 
     [inspect]() {
@@ -513,7 +513,7 @@ function defineId(tag, name, bytes, defaultDrift) {
   const props = {
     /** The base62 string (v3: zero-padded). */
     toBase62() {
-      return ioString(W.to_base62(tag, this._a, this._b, this._c, this._d));
+      return ioString(check(W.to_base62(tag, this._a, this._b, this._c, this._d)));
     },
     /** The value in `n`-bit cells from the top (Go's Split). */
     split(n) {
@@ -522,20 +522,20 @@ function defineId(tag, name, bytes, defaultDrift) {
     /** Go's Diff: times and sequences subtracted. */
     diff(o) {
       of(o, Id, 'the other id');
-      W.diff(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d);
+      check(W.diff(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d));
       return Id._out();
     },
     /** The signed Unix ns of the time (Go's Epoch), BigInt. */
     get epochNs() {
-      return W.epoch_ns(tag, this._a, this._b, this._c, this._d, false);
+      return must(W.epoch_ns(tag, this._a, this._b, this._c, this._d, false));
     },
     /** The sequence, 0..16383. */
     get seq() {
-      return W.seq(tag, this._a, this._b, this._c, this._d);
+      return must(W.seq(tag, this._a, this._b, this._c, this._d));
     },
     /** The drift code. */
     get drift() {
-      return W.drift(tag, this._a, this._b, this._c, this._d);
+      return must(W.drift(tag, this._a, this._b, this._c, this._d));
     },
   };
   Object.defineProperties(Id.prototype, Object.getOwnPropertyDescriptors(props));
@@ -610,16 +610,16 @@ extend(
   {
     /** The node, 32 bits. */
     get node() {
-      return Number(W.node(T.GUID, this._a, this._b, this._c, 0));
+      return Number(must(W.node(T.GUID, this._a, this._b, this._c, 0)));
     },
     /** The local id: drift, time and sequence. */
     toLocal() {
-      W.to_local(T.GUID, this._a, this._b, this._c, 0);
+      check(W.to_local(T.GUID, this._a, this._b, this._c, 0));
       return Luid._out();
     },
     /** v2's EpochI: the inverse time as signed ns (BigInt). */
     get epochINs() {
-      return W.epoch_ns(T.GUID, this._a, this._b, this._c, 0, true);
+      return must(W.epoch_ns(T.GUID, this._a, this._b, this._c, 0, true));
     },
     /** The v3 id of the same node, time and sequence (Go's FromV2). */
     toV3() {
@@ -654,10 +654,10 @@ extend(
     },
     /** A signed 64-bit integer that sorts as the id (top bit flipped). */
     toI64() {
-      return W.local_to_i64(T.LUID, this._a, this._b);
+      return must(W.local_to_i64(false, this._a, this._b));
     },
     get epochINs() {
-      return W.epoch_ns(T.LUID, this._a, this._b, 0, 0, true);
+      return must(W.epoch_ns(T.LUID, this._a, this._b, 0, 0, true));
     },
     /** The v3 local id of the same time and sequence. */
     toV3() {
@@ -671,7 +671,7 @@ extend(
     },
     /** The local id of a `toI64` value. */
     fromI64(v) {
-      check(W.local_from_i64(T.LUID, int(v, 'the value', I64)));
+      check(W.local_from_i64(false, int(v, 'the value', I64)));
       return Luid._out();
     },
     /** The smallest local id at a time (Go's FromT): BigInt ns or Date. */
@@ -690,7 +690,7 @@ extend(
 
 /** The first id (class `C`, tag `tag`) of a v3 clock's node and drift at a time. */
 function fromTime(clock, time, tag, C) {
-  of(clock, V3Clock, 'the clock')._raw.from_time(tag, ns(time));
+  check(of(clock, V3Clock, 'the clock')._raw.from_time(tag, ns(time)));
   return C._out();
 }
 
@@ -705,10 +705,10 @@ extend(
   V3Guid,
   {
     get node() {
-      return Number(W.node(T.V3_GUID, this._a, this._b, this._c, 0));
+      return Number(must(W.node(T.V3_GUID, this._a, this._b, this._c, 0)));
     },
     toLocal() {
-      W.to_local(T.V3_GUID, this._a, this._b, this._c, 0);
+      check(W.to_local(T.V3_GUID, this._a, this._b, this._c, 0));
       return V3Luid._out();
     },
     /** The 128-bit id of the same parts. */
@@ -721,7 +721,7 @@ extend(
      */
     cmpRing(o, reference) {
       const [a, b, c, d] = words(of(o, V3Guid, 'the other id'));
-      return W.cmp_ring(T.V3_GUID, this._a, this._b, this._c, 0, a, b, c, d, int(reference, 'the reference', U64));
+      return must(W.cmp_ring(false, this._a, this._b, this._c, 0, a, b, c, d, int(reference, 'the reference', U64)));
     },
   },
   {
@@ -759,7 +759,7 @@ extend(
       return this.toBigInt();
     },
     toI64() {
-      return W.local_to_i64(T.V3_LUID, this._a, this._b);
+      return must(W.local_to_i64(true, this._a, this._b));
     },
   },
   {
@@ -767,7 +767,7 @@ extend(
       return V3Luid.fromBigInt(v);
     },
     fromI64(v) {
-      check(W.local_from_i64(T.V3_LUID, int(v, 'the value', I64)));
+      check(W.local_from_i64(true, int(v, 'the value', I64)));
       return V3Luid._out();
     },
     compose(time, seq, drift = 4) {
@@ -784,10 +784,10 @@ extend(
   {
     /** The node, 58 bits (BigInt). */
     get node() {
-      return W.node(T.XUID, this._a, this._b, this._c, this._d);
+      return must(W.node(T.XUID, this._a, this._b, this._c, this._d));
     },
     toLocal() {
-      W.to_local(T.XUID, this._a, this._b, this._c, this._d);
+      check(W.to_local(T.XUID, this._a, this._b, this._c, this._d));
       return V3Luid._out();
     },
     /** The 96-bit id, if the node fits 32 bits. */
@@ -797,7 +797,7 @@ extend(
     /** As v3.Guid's, the reference taken modulo 2^58 (Go's OrdRingX). */
     cmpRing(o, reference) {
       const [a, b, c, d] = words(of(o, Xuid, 'the other id'));
-      return W.cmp_ring(T.XUID, this._a, this._b, this._c, this._d, a, b, c, d, int(reference, 'the reference', U64));
+      return must(W.cmp_ring(true, this._a, this._b, this._c, this._d, a, b, c, d, int(reference, 'the reference', U64)));
     },
   },
   {
@@ -835,24 +835,24 @@ extend(
   {
     /** Units of 4 ms since 2010-01-01 UTC. */
     get units() {
-      return Number(W.sno_part(0, this._a, this._b, this._c));
+      return Number(must(W.sno_part(0, this._a, this._b, this._c)));
     },
     /** The tick-tock bit: flipped when the clock stepped back. */
     get tick() {
-      return W.sno_part(1, this._a, this._b, this._c) === 1n;
+      return must(W.sno_part(1, this._a, this._b, this._c)) === 1n;
     },
     get isZero() {
-      return W.sno_part(2, this._a, this._b, this._c) === 1n;
+      return must(W.sno_part(2, this._a, this._b, this._c)) === 1n;
     },
     /** The metabyte. */
     get meta() {
-      return W.drift(T.SNO, this._a, this._b, this._c, 0);
+      return must(W.drift(T.SNO, this._a, this._b, this._c, 0));
     },
     get partition() {
-      return Number(W.node(T.SNO, this._a, this._b, this._c, 0));
+      return Number(must(W.node(T.SNO, this._a, this._b, this._c, 0)));
     },
     get sequence() {
-      return W.seq(T.SNO, this._a, this._b, this._c, 0);
+      return must(W.seq(T.SNO, this._a, this._b, this._c, 0));
     },
     /** Unix ns (BigInt). */
     get unixNs() {
@@ -932,7 +932,7 @@ export class Clock {
   /** The global id of one of this clock's local ids. */
   fromLocal(l) {
     of(l, Luid, 'the local id');
-    this.#raw.from_local(l._a, l._b);
+    check(this.#raw.from_local(l._a, l._b));
     return Guid._out();
   }
   get node() {
@@ -997,12 +997,12 @@ export class V3Clock {
   }
   fromLocal(l) {
     of(l, V3Luid, 'the local id');
-    this.#raw.from_local(T.V3_GUID, l._a, l._b);
+    check(this.#raw.from_local(false, l._a, l._b));
     return V3Guid._out();
   }
   xFromLocal(l) {
     of(l, V3Luid, 'the local id');
-    this.#raw.from_local(T.XUID, l._a, l._b);
+    check(this.#raw.from_local(true, l._a, l._b));
     return Xuid._out();
   }
   get node() {

@@ -166,7 +166,7 @@ export interface Sno extends IdBase<Sno> {
   readonly sequence: number;
   readonly unixNs: bigint;
 }
-export declare const Sno: Omit<IdClass<Sno>, 'now' | 'batch' | 'batchBytes' | 'zero' | 'fold'> & {
+export declare const Sno: Omit<IdClass<Sno>, 'now' | 'batch' | 'batchBytes' | 'zero' | 'fold' | 'fromBase62'> & {
   readonly ZERO: Sno;
   now(meta?: number): Sno;
   batch(n: number, meta?: number): Sno[];

@@ -11,7 +11,9 @@
 //!   [`io_ptr`]) that JavaScript reads through typed-array views, so that
 //!   the hot calls take and return numbers only;
 //! - ids are told apart by a tag ([`GUID`], [`LUID`], [`V3_GUID`],
-//!   [`V3_LUID`], [`XUID`], [`SNO`]);
+//!   [`V3_LUID`], [`XUID`], [`SNO`]); a tag of no type the call takes
+//!   (sno's for base62, which it lacks) and words that are no id of the
+//!   tag's type are the call's error, never read as another id;
 //! - a failed call returns a status (or `undefined`, or a null address)
 //!   and keeps its [`guid::Error`], which [`take_error`] hands over as
 //!   `{message, kind, …fields}`; no call panics (a panic is a trap of the
@@ -236,10 +238,34 @@ fn describe(kind: ErrorKind) -> (&'static str, Vec<(&'static str, Field)>) {
     }
 }
 
-/// Runs `$body` with `$T` the id type of `$tag` (a v2 or v3 id); `$sno`
-/// for [`SNO`] and unknown tags.
+/// The error of a `tag` that names no id type a call takes (`min..=max`).
+#[cold]
+fn bad_tag(tag: u32, min: u32, max: u32) -> Error {
+    Error::from(ErrorKind::Range {
+        name: "tag",
+        value: tag.into(),
+        min: min.into(),
+        max: max.into(),
+    })
+}
+
+/// The `Result` of `$body` with `$T` the id type of `$tag` (a v2 or v3
+/// id), or of `$sno` for [`SNO`]; without `sno =>` the call takes v2 and
+/// v3 ids only. The bodies may use `?`. A tag of no type the call takes is
+/// its error: it never falls through to another type.
 macro_rules! with_id {
     ($tag:expr, $T:ident => $body:expr, sno => $sno:expr) => {
+        (|| -> Result<_, Error> {
+            Ok(match $tag {
+                SNO => $sno,
+                tag => with_id!(@v2v3 tag, SNO, $T => $body),
+            })
+        })()
+    };
+    ($tag:expr, $T:ident => $body:expr) => {
+        (|| -> Result<_, Error> { Ok(with_id!(@v2v3 $tag, XUID, $T => $body)) })()
+    };
+    (@v2v3 $tag:expr, $max:expr, $T:ident => $body:expr) => {
         match $tag {
             GUID => {
                 type $T = guid::Guid;
@@ -261,7 +287,7 @@ macro_rules! with_id {
                 type $T = v3::Xuid;
                 $body
             }
-            _ => $sno,
+            tag => return Err(bad_tag(tag, GUID, $max)),
         }
     };
 }
@@ -289,19 +315,34 @@ fn put(bytes: &[u8]) {
     }
 }
 
-/// The id of words made from an id of the same type (a default id if not).
+/// The first `n` bytes of words, the rest zero (an id's padding); else
+/// the error of a value wider than the id.
 #[inline]
-fn id<I: Id>(w: [u32; 4]) -> I {
-    I::from_slice(&bytes_of(w)[..I::BYTES]).unwrap_or_default()
+fn bytes_in(w: [u32; 4], n: usize) -> Result<[u8; 16], Error> {
+    let b = bytes_of(w);
+    match b[n..].iter().all(|&x| x == 0) {
+        true => Ok(b),
+        false => Err(Error::from(ErrorKind::Overflow { bits: 8 * n as u32 })),
+    }
 }
 
-/// The sno id of words.
+/// The id of words: the words of an id of the same type, else the error
+/// that its bytes are none (words made by hand may be anything).
 #[inline]
-fn sno(w: [u32; 4]) -> Sno {
-    let b = bytes_of(w);
-    let mut s = [0u8; 10];
-    s.copy_from_slice(&b[..10]);
-    Sno::from_bytes(s)
+fn id<I: Id>(w: [u32; 4]) -> Result<I, Error> {
+    I::from_slice(&bytes_in(w, I::BYTES)?[..I::BYTES])
+}
+
+/// The sno id of words (any 10 bytes are one), else the error of the
+/// padding.
+#[inline]
+fn sno(w: [u32; 4]) -> Result<Sno, Error> {
+    Sno::from_slice(&bytes_in(w, 10)?[..10])
+}
+
+/// A status from `r`: its value, or -1 with its error kept.
+fn status(r: Result<i32, Error>) -> i32 {
+    r.unwrap_or_else(fail)
 }
 
 /// The first `len` bytes of the io buffer ([`io_ptr`]).
@@ -343,7 +384,8 @@ pub fn now(tag: u32, t_ms: f64, meta: u8) -> i32 {
         V3_GUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_g)),
         V3_LUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_l)),
         XUID => V3_CLOCK.with(|c| issue(c, v3::Clock::try_x)),
-        _ => SNO_GEN.with(|g| done(g.try_next(meta))),
+        SNO => SNO_GEN.with(|g| done(g.try_next(meta))),
+        tag => fail(bad_tag(tag, GUID, SNO)),
     }
 }
 
@@ -368,7 +410,11 @@ pub fn fill(tag: u32, n: usize, t_ms: f64, meta: u8) -> *const u8 {
         V3_GUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill)),
         V3_LUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill_l)),
         XUID => V3_CLOCK.with(|c| batch(c, n, v3::Clock::try_fill_x)),
-        _ => SNO_GEN.with(|g| sno_batch(g, n, meta)),
+        SNO => SNO_GEN.with(|g| sno_batch(g, n, meta)),
+        tag => {
+            fail(bad_tag(tag, GUID, SNO));
+            std::ptr::null()
+        }
     }
 }
 
@@ -425,82 +471,84 @@ fn batch_of<I: AsRef<[u8]> + Copy + Default>(
 /// of the io buffer ([`io_ptr`]): 0 and the id in the out words ([`out_ptr`]), or -1.
 #[wasm_bindgen]
 pub fn parse(tag: u32, len: usize) -> i32 {
-    let s = io_in(len);
-    with_id!(tag, T => done(T::parse_bytes(&s)), sno => done(Sno::parse_bytes(&s)))
+    parse_slice(tag, &io_in(len))
 }
 
 /// Reads a base62 string from the io buffer ([`io_ptr`]) (v3's: zero-padded).
 #[wasm_bindgen]
 pub fn from_base62(tag: u32, len: usize) -> i32 {
-    let s = io_in(len);
-    with_id!(tag, T => done(T::from_base62(&s)), sno => done(Sno::parse_bytes(&s)))
+    from_base62_slice(tag, &io_in(len))
 }
 
 /// Reads the big-endian bytes from the io buffer ([`io_ptr`]).
 #[wasm_bindgen]
 pub fn from_bytes(tag: u32, len: usize) -> i32 {
-    let s = io_in(len);
-    with_id!(tag, T => done(T::from_slice(&s)), sno => done(Sno::from_slice(&s)))
+    from_bytes_slice(tag, &io_in(len))
 }
 
 /// Reads the bytes given by slice (inputs longer than [`IO_CAP`]).
 #[wasm_bindgen]
 pub fn from_bytes_slice(tag: u32, bytes: &[u8]) -> i32 {
-    with_id!(tag, T => done(T::from_slice(bytes)), sno => done(Sno::from_slice(bytes)))
+    status(with_id!(tag, T => done(T::from_slice(bytes)), sno => done(Sno::from_slice(bytes))))
 }
 
 /// Reads the text form given by slice (inputs longer than [`IO_CAP`]).
 #[wasm_bindgen]
 pub fn parse_slice(tag: u32, s: &[u8]) -> i32 {
-    with_id!(tag, T => done(T::parse_bytes(s)), sno => done(Sno::parse_bytes(s)))
+    status(with_id!(tag, T => done(T::parse_bytes(s)), sno => done(Sno::parse_bytes(s))))
 }
 
-/// Reads a base62 string given by slice (inputs longer than [`IO_CAP`]).
+/// Reads a base62 string given by slice (inputs longer than [`IO_CAP`]);
+/// sno has no base62 form: its tag is refused.
 #[wasm_bindgen]
 pub fn from_base62_slice(tag: u32, s: &[u8]) -> i32 {
-    with_id!(tag, T => done(T::from_base62(s)), sno => done(Sno::parse_bytes(s)))
+    status(with_id!(tag, T => done(T::from_base62(s))))
 }
 
 /// The id of an integer value (`to_u128`'s inverse).
 #[wasm_bindgen]
 pub fn from_u128(tag: u32, v: u128) -> i32 {
-    with_id!(tag, T => done(T::from_u128(v)), sno => done(Sno::from_u128(v)))
+    status(with_id!(tag, T => done(T::from_u128(v)), sno => done(Sno::from_u128(v))))
 }
 
-/// The id's value as an integer.
+/// The id's value as an integer; `undefined` on error ([`take_error`]).
 #[wasm_bindgen]
-pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u128 {
+pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u128> {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => id::<T>(w).to_u128(), sno => sno(w).to_u128())
+    ok(with_id!(tag, T => id::<T>(w)?.to_u128(), sno => sno(w)?.to_u128()))
 }
 
-/// Writes the text form to the io buffer ([`io_ptr`]); its length.
+/// Writes the text form to the io buffer ([`io_ptr`]); its length, or -1.
 #[wasm_bindgen]
 pub fn to_string(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
     let mut buf = [0u8; 36];
-    with_id!(tag, T => io_out(id::<T>(w).encode(&mut buf).as_bytes()),
-        sno => io_out(sno(w).encode(buf.first_chunk_mut().expect("36 > 16")).as_bytes()))
+    status(
+        with_id!(tag, T => io_out(id::<T>(w)?.encode(&mut buf).as_bytes()),
+            sno => io_out(sno(w)?.encode(buf.first_chunk_mut().expect("36 > 16")).as_bytes())),
+    )
 }
 
-/// Writes the base62 string to the io buffer ([`io_ptr`]); its length (-1 for sno, which has
-/// none).
+/// Writes the base62 string to the io buffer ([`io_ptr`]); its length, or
+/// -1 (sno has none: its tag is refused).
 #[wasm_bindgen]
 pub fn to_base62(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
     let mut buf = [0u8; 22];
-    with_id!(tag, T => io_out(id::<T>(w).encode_base62(&mut buf).as_bytes()), sno => -1)
+    status(with_id!(tag, T => io_out(id::<T>(w)?.encode_base62(&mut buf).as_bytes())))
 }
 
-/// Writes the bytes in lowercase hex to the io buffer ([`io_ptr`]); its length.
+/// Writes the bytes in lowercase hex to the io buffer ([`io_ptr`]); its
+/// length, or -1.
 #[wasm_bindgen]
 pub fn to_hex(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
-    let s = with_id!(tag, T => format!("{:x}", id::<T>(w)), sno => format!("{:x}", sno(w)));
-    io_out(s.as_bytes())
+    let s = with_id!(tag, T => format!("{:x}", id::<T>(w)?), sno => format!("{:x}", sno(w)?));
+    status(s.map(|s| io_out(s.as_bytes())))
 }
 
-/// `a` against `b` (both of `tag`): -1, 0 or 1 (the ids' `Ord`).
+/// `a` against `b` (both of `tag`): -1, 0 or 1 (the ids' `Ord`);
+/// `undefined` on error.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -513,59 +561,59 @@ pub fn compare(
     b1: u32,
     b2: u32,
     b3: u32,
-) -> i32 {
+) -> Option<i32> {
     let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
-    let o = with_id!(tag, T => id::<T>(a).cmp(&id::<T>(b)), sno => sno(a).cmp(&sno(b)));
-    o as i32
+    let o = with_id!(tag, T => id::<T>(a)?.cmp(&id::<T>(b)?), sno => sno(a)?.cmp(&sno(b)?));
+    ok(o).map(|o| o as i32)
 }
 
-/// The node (0 for a local id; sno: the partition).
+/// The node (0 for a local id; sno: the partition); `undefined` on error.
 #[wasm_bindgen]
-pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
+pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u64> {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => id::<T>(w).node(), sno => sno(w).partition().into())
+    ok(with_id!(tag, T => id::<T>(w)?.node(), sno => sno(w)?.partition().into()))
 }
 
-/// The sequence (sno: its sequence).
+/// The sequence (sno: its sequence); `undefined` on error.
 #[wasm_bindgen]
-pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
+pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u32> {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => id::<T>(w).seq().into(), sno => sno(w).sequence().into())
+    ok(with_id!(tag, T => id::<T>(w)?.seq().into(), sno => sno(w)?.sequence().into()))
 }
 
-/// The time in Unix ns (sno: `unix_ns`).
+/// The time in Unix ns (sno: `unix_ns`); `undefined` on error.
 #[wasm_bindgen]
-pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
+pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u64> {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => id::<T>(w).time(), sno => sno(w).unix_ns())
+    ok(with_id!(tag, T => id::<T>(w)?.time(), sno => sno(w)?.unix_ns()))
 }
 
 /// The time as Unix ms, for a `Date` (v3 reads the direction as
-/// `epoch` does).
+/// `epoch` does); `undefined` on error.
 #[wasm_bindgen]
-pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
+pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<f64> {
     let w = [w0, w1, w2, w3];
-    let t = with_id!(tag, T => id::<T>(w).epoch(), sno => sno(w).time());
-    ms_of(t)
+    ok(with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time())).map(ms_of)
 }
 
 /// The epoch time in signed Unix ns: `epoch`'s (exact), or with
 /// `inverse` v2's `EpochI`, the inverse time `u64::MAX - time` read as
-/// signed ns. The crate's `epoch_i` gives that as a `SystemTime`, which on
-/// `wasm32-unknown-unknown` cannot hold a time before 1970 (it panics):
-/// its value is computed here in ns, as `epoch_i` computes it.
+/// signed ns; `undefined` on error. The crate's `epoch_i` gives that as a
+/// `SystemTime`, which on `wasm32-unknown-unknown` cannot hold a time
+/// before 1970 (it panics): its value is computed here in ns, as
+/// `epoch_i` computes it.
 #[wasm_bindgen]
-pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> i64 {
+pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> Option<i64> {
     let w = [w0, w1, w2, w3];
     if inverse {
-        let t = with_id!(tag, T => id::<T>(w).time(), sno => sno(w).unix_ns());
-        return (u64::MAX - t) as i64;
+        let t = with_id!(tag, T => id::<T>(w)?.time(), sno => sno(w)?.unix_ns());
+        return ok(t).map(|t| (u64::MAX - t) as i64);
     }
-    let t = with_id!(tag, T => id::<T>(w).epoch(), sno => sno(w).time());
-    match t.duration_since(UNIX_EPOCH) {
+    let t = ok(with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time()))?;
+    Some(match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i64,
         Err(e) => -(e.duration().as_nanos() as i64),
-    }
+    })
 }
 
 /// Whole Unix ms of a time (a `Date`'s), rounded down.
@@ -576,32 +624,32 @@ fn ms_of(t: SystemTime) -> f64 {
     }
 }
 
-/// The drift code (sno: the metabyte).
+/// The drift code (sno: the metabyte); `undefined` on error.
 #[wasm_bindgen]
-pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
+pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u32> {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => Into::<u8>::into(id::<T>(w).drift()).into(), sno => sno(w).meta().into())
+    ok(with_id!(tag, T => u8::from(id::<T>(w)?.drift()).into(), sno => sno(w)?.meta().into()))
 }
 
-/// The local id (`to_l64`) to the out words ([`out_ptr`]).
+/// The local id (`to_l64`) to the out words ([`out_ptr`]): 0 or -1.
 #[wasm_bindgen]
-pub fn to_local(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) {
+pub fn to_local(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => put(id::<T>(w).to_l64().as_ref()), sno => ())
+    status(with_id!(tag, T => done(Ok(id::<T>(w)?.to_l64()))))
 }
 
-/// The id of parts (`from_parts`) to the out words ([`out_ptr`]); the drift is a code.
+/// The id of parts (`from_parts`) to the out words ([`out_ptr`]); the
+/// drift is a code. 0 or -1.
 #[wasm_bindgen]
 pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u16, drift: u8) -> i32 {
-    with_id!(tag, T => {
-        match <T as Id>::Drift::try_from(drift) {
-            Ok(d) => done(T::from_parts(node, time_ns, seq, d)),
-            Err(e) => fail(e),
-        }
-    }, sno => -1)
+    status(with_id!(tag, T => {
+        let d = <T as Id>::Drift::try_from(drift)?;
+        done(T::from_parts(node, time_ns, seq, d))
+    }))
 }
 
-/// The zero id of a drift code (`Default` of the type at that drift).
+/// The zero id of a drift code (`Default` of the type at that drift; sno's
+/// zero id): 0 or -1.
 #[wasm_bindgen]
 pub fn zero(tag: u32, code: u8) -> i32 {
     match tag {
@@ -610,25 +658,26 @@ pub fn zero(tag: u32, code: u8) -> i32 {
         V3_GUID => done(v3::Drift::new(code).map(v3::Guid::zero)),
         V3_LUID => done(v3::Drift::new(code).map(v3::Luid::zero)),
         XUID => done(v3::Drift::new(code).map(v3::Xuid::zero)),
-        _ => done(Ok(Sno::ZERO)),
+        SNO => done(Ok(Sno::ZERO)),
+        tag => fail(bad_tag(tag, GUID, SNO)),
     }
 }
 
-/// [`Id::MIN`] (`max` false) or [`Id::MAX`] to the out words ([`out_ptr`]).
+/// [`Id::MIN`] (`max` false) or [`Id::MAX`] to the out words
+/// ([`out_ptr`]): 0 or -1.
 #[wasm_bindgen]
-pub fn bound(tag: u32, max: bool) {
-    with_id!(tag, T => put(if max { T::MAX } else { T::MIN }.as_ref()),
-        sno => put(if max { Sno::MAX } else { Sno::MIN }.as_ref()))
+pub fn bound(tag: u32, max: bool) -> i32 {
+    status(
+        with_id!(tag, T => done(Ok(if max { T::MAX } else { T::MIN })),
+            sno => done(Ok(if max { Sno::MAX } else { Sno::MIN }))),
+    )
 }
 
 /// Writes [`Id::split`]'s cells to the io buffer ([`io_ptr`]); their count, or -1.
 #[wasm_bindgen]
 pub fn split(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, n: u32) -> i32 {
     let w = [w0, w1, w2, w3];
-    with_id!(tag, T => match id::<T>(w).split(n) {
-        Ok(cells) => io_out(&cells),
-        Err(e) => fail(e),
-    }, sno => -1)
+    status(with_id!(tag, T => io_out(&id::<T>(w)?.split(n)?)))
 }
 
 /// [`Id::fold`] of the first `len` cells in the io buffer ([`io_ptr`]).
@@ -640,30 +689,13 @@ pub fn fold(tag: u32, n: u32, len: usize) -> i32 {
 /// [`Id::fold`] of cells given by slice (inputs longer than [`IO_CAP`]).
 #[wasm_bindgen]
 pub fn fold_slice(tag: u32, n: u32, cells: &[u8]) -> i32 {
-    with_id!(tag, T => done(T::fold(n, cells)), sno => -1)
+    status(with_id!(tag, T => done(T::fold(n, cells))))
 }
 
-/// Go's `Diff` of `a` and `b` to the out words ([`out_ptr`]).
+/// Go's `Diff` of `a` and `b` to the out words ([`out_ptr`]): 0 or -1.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
-pub fn diff(tag: u32, a0: u32, a1: u32, a2: u32, a3: u32, b0: u32, b1: u32, b2: u32, b3: u32) {
-    let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
-    match tag {
-        GUID => put(id::<guid::Guid>(a).diff(&id(b)).as_ref()),
-        LUID => put(id::<guid::Luid>(a).diff(&id(b)).as_ref()),
-        V3_GUID => put(id::<v3::Guid>(a).diff(&id(b)).as_ref()),
-        V3_LUID => put(id::<v3::Luid>(a).diff(&id(b)).as_ref()),
-        XUID => put(id::<v3::Xuid>(a).diff(&id(b)).as_ref()),
-        _ => {}
-    }
-}
-
-/// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1.
-/// A [`V3_GUID`]'s reference is taken modulo 2^32, as Go's `OrdRingG`
-/// takes its 64-bit one.
-#[wasm_bindgen]
-#[allow(clippy::too_many_arguments)]
-pub fn cmp_ring(
+pub fn diff(
     tag: u32,
     a0: u32,
     a1: u32,
@@ -673,14 +705,35 @@ pub fn cmp_ring(
     b1: u32,
     b2: u32,
     b3: u32,
-    reference: u64,
 ) -> i32 {
     let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
-    let o = match tag {
-        V3_GUID => id::<v3::Guid>(a).cmp_ring(&id(b), reference as u32),
-        _ => id::<v3::Xuid>(a).cmp_ring(&id(b), reference),
+    status(with_id!(tag, T => done(Ok(id::<T>(a)?.diff(&id(b)?)))))
+}
+
+/// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1;
+/// `undefined` on error. Of [`XUID`]s if `xuid`, else of [`V3_GUID`]s,
+/// whose reference is taken modulo 2^32, as Go's `OrdRingG` takes its
+/// 64-bit one.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn cmp_ring(
+    xuid: bool,
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    b2: u32,
+    b3: u32,
+    reference: u64,
+) -> Option<i32> {
+    let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
+    let o = match xuid {
+        true => id::<v3::Xuid>(a).and_then(|a| Ok(a.cmp_ring(&id(b)?, reference))),
+        false => id::<v3::Guid>(a).and_then(|a| Ok(a.cmp_ring(&id(b)?, reference as u32))),
     };
-    o as i32
+    ok(o).map(|o| o as i32)
 }
 
 /// The casts between the types, to the out words ([`out_ptr`]): `to` is the target tag, `node`
@@ -708,20 +761,22 @@ pub fn cast(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, to: u32, node: u64) ->
             })
         })
     };
-    match (tag, to) {
-        (LUID, GUID) => done(node32().map(|n| id::<guid::Luid>(w).to_g(n))),
-        (GUID, V3_GUID) => done(Ok(v3::Guid::from_v2(id(w)))),
-        (LUID, V3_LUID) => done(Ok(v3::Luid::from_v2(id(w)))),
-        (V3_LUID, V3_GUID) => done(node32().map(|n| id::<v3::Luid>(w).to_g(n))),
-        (V3_LUID, XUID) => done(id::<v3::Luid>(w).to_x(node)),
-        (V3_GUID, XUID) => done(Ok(v3::Xuid::from(id::<v3::Guid>(w)))),
-        (XUID, V3_GUID) => done(v3::Guid::try_from(id::<v3::Xuid>(w))),
-        _ => fail(Error::from(ErrorKind::Part {
-            name: "cast",
-            value: u64::from(tag) << 8 | u64::from(to),
-            max: 0,
-        })),
-    }
+    status((|| {
+        Ok(match (tag, to) {
+            (LUID, GUID) => done(Ok(id::<guid::Luid>(w)?.to_g(node32()?))),
+            (GUID, V3_GUID) => done(Ok(v3::Guid::from_v2(id(w)?))),
+            (LUID, V3_LUID) => done(Ok(v3::Luid::from_v2(id(w)?))),
+            (V3_LUID, V3_GUID) => done(Ok(id::<v3::Luid>(w)?.to_g(node32()?))),
+            (V3_LUID, XUID) => done(id::<v3::Luid>(w)?.to_x(node)),
+            (V3_GUID, XUID) => done(Ok(v3::Xuid::from(id::<v3::Guid>(w)?))),
+            (XUID, V3_GUID) => done(v3::Guid::try_from(id::<v3::Xuid>(w)?)),
+            _ => fail(Error::from(ErrorKind::Part {
+                name: "cast",
+                value: u64::from(tag) << 8 | u64::from(to),
+                max: 0,
+            })),
+        })
+    })())
 }
 
 /// `v3::Guid::from_v2_str` (`base62` false) or `from_v2_base62` of the
@@ -742,22 +797,24 @@ pub fn v3_from_v2_slice(s: &[u8], base62: bool) -> i32 {
     }
 }
 
-/// The v2 local id's signed form (`to_i64`, v3's too).
+/// The signed form (`to_i64`) of a local id, v3's if `v3`, else v2's;
+/// `undefined` on error.
 #[wasm_bindgen]
-pub fn local_to_i64(tag: u32, w0: u32, w1: u32) -> i64 {
+pub fn local_to_i64(v3: bool, w0: u32, w1: u32) -> Option<i64> {
     let w = [w0, w1, 0, 0];
-    match tag {
-        V3_LUID => id::<v3::Luid>(w).to_i64(),
-        _ => id::<guid::Luid>(w).to_i64(),
-    }
+    ok(match v3 {
+        true => id::<v3::Luid>(w).map(v3::Luid::to_i64),
+        false => id::<guid::Luid>(w).map(guid::Luid::to_i64),
+    })
 }
 
-/// The local id of a signed form (`from_i64`) to the out words ([`out_ptr`]).
+/// The local id (v3's if `v3`, else v2's) of a signed form (`from_i64`)
+/// to the out words ([`out_ptr`]): 0 or -1.
 #[wasm_bindgen]
-pub fn local_from_i64(tag: u32, v: i64) -> i32 {
-    match tag {
-        V3_LUID => done(Ok(v3::Luid::from_i64(v))),
-        _ => done(guid::Luid::from_i64(v)),
+pub fn local_from_i64(v3: bool, v: i64) -> i32 {
+    match v3 {
+        true => done(Ok(v3::Luid::from_i64(v))),
+        false => done(guid::Luid::from_i64(v)),
     }
 }
 
@@ -820,14 +877,21 @@ pub fn node_from_name(v3: bool, name: &str) -> u64 {
     }
 }
 
-/// Sno's parts: `units`, tick-tock (0 or 1), in `which` order 0 and 1.
+/// Sno's parts by `which`: 0 its `units`, 1 its tick-tock, 2 whether it
+/// is the zero id (0 or 1); `undefined` on error.
 #[wasm_bindgen]
-pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
-    let s = sno([w0, w1, w2, 0]);
+pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> Option<u64> {
+    let s = ok(sno([w0, w1, w2, 0]))?;
     match which {
-        0 => s.units(),
-        1 => s.tick().into(),
-        _ => s.is_zero().into(),
+        0 => Some(s.units()),
+        1 => Some(s.tick().into()),
+        2 => Some(s.is_zero().into()),
+        _ => ok(Err(Error::from(ErrorKind::Range {
+            name: "which",
+            value: which.into(),
+            min: 0,
+            max: 2,
+        }))),
     }
 }
 
@@ -910,9 +974,9 @@ impl ClockV2 {
     }
 
     /// The global id of one of this clock's local ids (`from_l64`) to
-    /// the out words ([`out_ptr`]).
-    pub fn from_local(&self, w0: u32, w1: u32) {
-        put(self.0.from_l64(id([w0, w1, 0, 0])).as_ref());
+    /// the out words ([`out_ptr`]): 0 or -1.
+    pub fn from_local(&self, w0: u32, w1: u32) -> i32 {
+        done(id([w0, w1, 0, 0]).map(|l| self.0.from_l64(l)))
     }
 }
 
@@ -955,9 +1019,10 @@ impl ClockV3 {
     pub fn next(&self, tag: u32, t_ms: f64) -> i32 {
         set_time(t_ms);
         match tag {
+            V3_GUID => issue(&self.0, v3::Clock::try_g),
             V3_LUID => issue(&self.0, v3::Clock::try_l),
             XUID => issue(&self.0, v3::Clock::try_x),
-            _ => issue(&self.0, v3::Clock::try_g),
+            tag => fail(bad_tag(tag, V3_GUID, XUID)),
         }
     }
 
@@ -966,9 +1031,13 @@ impl ClockV3 {
     pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
         set_time(t_ms);
         match tag {
+            V3_GUID => batch(&self.0, n, v3::Clock::try_fill),
             V3_LUID => batch(&self.0, n, v3::Clock::try_fill_l),
             XUID => batch(&self.0, n, v3::Clock::try_fill_x),
-            _ => batch(&self.0, n, v3::Clock::try_fill),
+            tag => {
+                fail(bad_tag(tag, V3_GUID, XUID));
+                std::ptr::null()
+            }
         }
     }
 
@@ -987,23 +1056,28 @@ impl ClockV3 {
         self.0.snapshot().into()
     }
 
-    /// The id of `to` ([`V3_GUID`] or [`XUID`]) of one of this clock's
-    /// local ids to the out words ([`out_ptr`]).
-    pub fn from_local(&self, to: u32, w0: u32, w1: u32) {
-        let l: v3::Luid = id([w0, w1, 0, 0]);
-        match to {
-            XUID => put(self.0.x_from_l64(l).as_ref()),
-            _ => put(self.0.from_l64(l).as_ref()),
+    /// The id (an [`XUID`] if `xuid`, else a [`V3_GUID`]) of one of this
+    /// clock's local ids to the out words ([`out_ptr`]): 0 or -1.
+    pub fn from_local(&self, xuid: bool, w0: u32, w1: u32) -> i32 {
+        let l = match id::<v3::Luid>([w0, w1, 0, 0]) {
+            Ok(l) => l,
+            Err(e) => return fail(e),
+        };
+        match xuid {
+            true => done(Ok(self.0.x_from_l64(l))),
+            false => done(Ok(self.0.from_l64(l))),
         }
     }
 
-    /// The first id of `tag` at Unix ns `time_ns` (`from_time`) to the out words ([`out_ptr`]).
-    pub fn from_time(&self, tag: u32, time_ns: u64) {
+    /// The first id of `tag` at Unix ns `time_ns` (`from_time`) to the out
+    /// words ([`out_ptr`]): 0 or -1.
+    pub fn from_time(&self, tag: u32, time_ns: u64) -> i32 {
         let at = UNIX_EPOCH + Duration::from_nanos(time_ns);
         match tag {
-            V3_LUID => put(v3::Luid::from_time(&self.0, at).as_ref()),
-            XUID => put(v3::Xuid::from_time(&self.0, at).as_ref()),
-            _ => put(v3::Guid::from_time(&self.0, at).as_ref()),
+            V3_GUID => done(Ok(v3::Guid::from_time(&self.0, at))),
+            V3_LUID => done(Ok(v3::Luid::from_time(&self.0, at))),
+            XUID => done(Ok(v3::Xuid::from_time(&self.0, at))),
+            tag => fail(bad_tag(tag, V3_GUID, XUID)),
         }
     }
 }
@@ -1228,7 +1302,7 @@ mod tests {
             guid::Drift::DEFAULT,
         )
         .unwrap();
-        assert_eq!(to_u128(GUID, w[0], w[1], w[2], w[3]), g.to_u128());
+        assert_eq!(to_u128(GUID, w[0], w[1], w[2], w[3]), Some(g.to_u128()));
         let s = g.to_string();
         assert_eq!(text(to_string(GUID, w[0], w[1], w[2], w[3])), s);
         for (i, b) in s.bytes().enumerate() {
@@ -1236,8 +1310,8 @@ mod tests {
         }
         assert_eq!(parse(GUID, s.len()), 0);
         assert_eq!(out(), w);
-        assert_eq!(node(GUID, w[0], w[1], w[2], w[3]), 0x53051caf);
-        assert_eq!(seq(GUID, w[0], w[1], w[2], w[3]), 7);
+        assert_eq!(node(GUID, w[0], w[1], w[2], w[3]), Some(0x53051caf));
+        assert_eq!(seq(GUID, w[0], w[1], w[2], w[3]), Some(7));
     }
 
     #[test]
@@ -1248,10 +1322,10 @@ mod tests {
         let b = out();
         assert_eq!(
             compare(GUID, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]),
-            -1
+            Some(-1)
         );
         let t = time_ns(GUID, b[0], b[1], b[2], b[3]);
-        assert_eq!(t, 1_700_000_000_000_000_000 >> 17 << 17);
+        assert_eq!(t, Some(1_700_000_000_000_000_000 >> 17 << 17));
     }
 
     /// Every id call of both 96-bit clocks, its failure kept: the kinds of

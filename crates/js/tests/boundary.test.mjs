@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import {
   Guid, Luid, v3, Sno, Clock, SnoGenerator, FlakeLayout, FlakeClock, KguidError, driftOf, nodeFromName,
 } from '../pkg/node.js';
+import * as W from '../pkg/kguid_js.js';
 
 // ---------------------------------------------------------------- seeded randomness
 
@@ -775,5 +776,123 @@ test("a KguidError's name is 'KguidError' whatever its kind; a Part or Range err
       assert.match(String(e), /^KguidError: /);
       return true;
     });
+  }
+});
+
+// ---------------------------------------------------------------- tags and words
+//
+// The raw exports take a type tag and an id's words. A tag that names no
+// type a call takes, and words that are no id of the tag's type, are
+// refused with a KguidError naming them, never read as another type's id
+// or as a default id.
+
+/** Whether a raw call failed: its failure value, with the error it kept. */
+function keptError(result) {
+  assert.ok(result === -1 || result === undefined || result === 0, `a failure value, not ${show(result)}`);
+  const e = W.take_error();
+  assert.ok(e, 'the call kept its error');
+  return e;
+}
+
+test('a tag that names no id type is a Range error naming the tag, never read as sno', () => {
+  const g = Guid.now();
+  const w = [g._a, g._b, g._c, g._d];
+  const text = new TextEncoder().encode(String(Sno.now()));
+  for (const tag of [6, 7, 0xffff_ffff]) {
+    const calls = {
+      now: () => W.now(tag, Date.now(), 0),
+      fill: () => W.fill(tag, 2, Date.now(), 0),
+      parse_slice: () => W.parse_slice(tag, text),
+      from_base62_slice: () => W.from_base62_slice(tag, text),
+      from_bytes_slice: () => W.from_bytes_slice(tag, new Uint8Array(10)),
+      from_u128: () => W.from_u128(tag, 1n),
+      to_u128: () => W.to_u128(tag, ...w),
+      to_string: () => W.to_string(tag, ...w),
+      to_base62: () => W.to_base62(tag, ...w),
+      to_hex: () => W.to_hex(tag, ...w),
+      compare: () => W.compare(tag, ...w, ...w),
+      node: () => W.node(tag, ...w),
+      seq: () => W.seq(tag, ...w),
+      time_ns: () => W.time_ns(tag, ...w),
+      time_ms: () => W.time_ms(tag, ...w),
+      epoch_ns: () => W.epoch_ns(tag, ...w, false),
+      drift: () => W.drift(tag, ...w),
+      to_local: () => W.to_local(tag, ...w),
+      compose: () => W.compose(tag, 1n, T2024, 0, 3),
+      zero: () => W.zero(tag, 3),
+      bound: () => W.bound(tag, true),
+      split: () => W.split(tag, ...w, 8),
+      fold_slice: () => W.fold_slice(tag, 8, new Uint8Array(12)),
+      diff: () => W.diff(tag, ...w, ...w),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      W.take_error();
+      const e = keptError(call());
+      assert.equal(e.kind, 'Range', `${name}(${tag}): ${e.message}`);
+      assert.equal(e.part, 'tag', `${name}(${tag})`);
+      assert.equal(e.value, BigInt(tag), `${name}(${tag})`);
+    }
+  }
+  const clock = new v3.Clock({ node: 1 })._raw;
+  for (const tag of [0, 1, 5, 6]) {
+    for (const [name, call] of Object.entries({
+      next: () => clock.next(tag, Date.now()),
+      fill: () => clock.fill(tag, 2, Date.now()),
+      from_time: () => clock.from_time(tag, T2024),
+    })) {
+      W.take_error();
+      const e = keptError(call());
+      assert.equal(e.kind, 'Range', `v3 clock ${name}(${tag})`);
+      assert.equal(e.part, 'tag', `v3 clock ${name}(${tag})`);
+    }
+  }
+});
+
+test('sno has no base62 form: its base62 calls are refused, never read or written as its text form', () => {
+  const s = Sno.now();
+  assert.throws(() => Sno.fromBase62(String(s)), (e) => e instanceof KguidError && e.kind === 'Range' && e.part === 'tag');
+  W.take_error();
+  const e = keptError(W.to_base62(5, s._a, s._b, s._c, s._d));
+  assert.equal(e.part, 'tag');
+  // The text form still reads, by parse too.
+  assert.ok(Sno.parse(String(s)).equals(s));
+  assert.ok(Sno.fromString(String(s)).equals(s));
+});
+
+test('words that are no id of the type are a KguidError, never a default id', () => {
+  const g = Guid.now();
+  const x = v3.Xuid.now();
+  const l = Luid.now();
+  const s = Sno.now();
+  for (const [what, id, kind] of [
+    ['a Guid of drift code 0', new Guid(g._a & 0x1fff_ffff, g._b, g._c, 0), 'Drift'],
+    ['a Guid with a fourth word', new Guid(g._a, g._b, g._c, 1), 'Overflow'],
+    ['a Luid with a third word', new Luid(l._a, l._b, 1, 0), 'Overflow'],
+    ['an Xuid that is no UUIDv8', new v3.Xuid(x._a, x._b & ~0xf000, x._c, x._d), 'NotUuidV8'],
+    ['a Sno past its 10 bytes', new Sno(s._a, s._b, s._c | 1, 0), 'Overflow'],
+  ]) {
+    for (const [name, call] of Object.entries({
+      toString: () => id.toString(),
+      toBigInt: () => id.toBigInt(),
+      toHex: () => id.toHex(),
+      compare: () => id.compare(id),
+      time: () => id.time,
+      timeNs: () => id.timeNs,
+    })) {
+      assert.throws(call, (e) => e instanceof KguidError && e.kind === kind, `${what}: ${name}`);
+    }
+  }
+  const bad = new Guid(g._a & 0x1fff_ffff, g._b, g._c, 0);
+  for (const [name, call] of Object.entries({
+    node: () => bad.node,
+    seq: () => bad.seq,
+    drift: () => bad.drift,
+    epochNs: () => bad.epochNs,
+    toBase62: () => bad.toBase62(),
+    toLocal: () => bad.toLocal(),
+    diff: () => g.diff(bad),
+    split: () => bad.split(8),
+  })) {
+    assert.throws(call, (e) => e instanceof KguidError && e.kind === 'Drift', `a Guid of drift code 0: ${name}`);
   }
 });
