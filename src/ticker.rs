@@ -13,8 +13,9 @@
 //! Callers that take ids by the thousand refresh the word themselves (a
 //! clock on the ticker reads the source once every 1,024 states it
 //! issues): while they do, at least once a period, the thread backs off
-//! to one wake-up a millisecond, so it does not take a core from callers
-//! that have every core busy.
+//! to one wake-up a millisecond, as a batch thread whose wake-ups wait for
+//! a free core rather than preempt a caller, so it does not take a core
+//! from callers that have every core busy.
 
 use std::fmt;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
@@ -71,9 +72,13 @@ const IDLE: Duration = Duration::from_millis(10);
 /// and while such callers publish a reading once a period or more, the
 /// thread doubles its sleep up to 1 ms: without pause, 1% of a core and
 /// about 1,000 wake-ups a second, with a reading 14 µs behind the wall
-/// clock at the median and 30 µs at p99. So the thread does not take a
-/// core from callers that keep every core busy, and when they stop, the
-/// reading is at most 1 ms old until it wakes. That is why it is opt-in:
+/// clock at the median and 30 µs at p99. Meanwhile it is a batch thread
+/// (Linux's `SCHED_BATCH`): a wake-up waits for a free core or the end of
+/// a running thread's time slice rather than preempt a caller. So the
+/// thread does not take a core from callers that keep every core busy,
+/// and when they stop, the reading is at most 1 ms old until it wakes
+/// (later by up to a time slice where every core is busy with other
+/// work); then it is a normal thread again. That is why it is opt-in:
 /// a library should not spend a core's fifth behind its user's back, and
 /// most programs make far fewer ids than it saves time on. In a forked
 /// child, whose copy of the thread does not exist, the first read finds
@@ -343,12 +348,17 @@ fn live(word: u64, ours: bool) -> Option<u64> {
 fn tick(ticker: &Weak<Inner>) {
     set_timer_slack();
     let (mut idle, mut sleep) = (Duration::ZERO, Duration::ZERO);
+    let mut yielding = false;
     loop {
         let Some(t) = ticker.upgrade() else {
             return;
         };
         let old = t.publish(t.source.now() & !MARKS);
         sleep = next_sleep(sleep, t.refreshed.swap(0, Relaxed), t.period);
+        if yielding != (sleep > t.period) {
+            yielding = sleep > t.period;
+            yield_to_callers(yielding);
+        }
         idle = if old & ASKED != 0 {
             Duration::ZERO
         } else {
@@ -378,6 +388,27 @@ fn next_sleep(sleep: Duration, refreshed: u32, period: Duration) -> Duration {
     } else {
         period
     }
+}
+
+/// While callers publish readings themselves, the thread's wake-ups must
+/// not take a core from them: as a batch thread (`SCHED_BATCH`, still a
+/// normal thread of the same weight) a wake-up waits for a free core or
+/// the end of a running thread's slice instead of preempting it. Back to
+/// the default policy once the thread alone keeps the reading fresh.
+fn yield_to_callers(yielding: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        let policy = match yielding {
+            true => libc::SCHED_BATCH,
+            false => libc::SCHED_OTHER,
+        };
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sets this thread's own policy among the normal ones,
+        // which any thread may do; a refusal leaves the policy as it was.
+        unsafe { libc::sched_setscheduler(0, policy, &param) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = yielding;
 }
 
 /// Asks the kernel to wake the thread on time: by default a sleep may run
@@ -485,6 +516,25 @@ mod tests {
         // Fewer than one a period: back to the period.
         assert_eq!(next_sleep(BACKED_OFF, 15, period), period);
         assert_eq!(next_sleep(period, 0, period), period);
+    }
+
+    /// While backed off, the thread is a batch thread, whose wake-ups do
+    /// not preempt callers; then a normal one again. Any thread may switch
+    /// between the two.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_backed_off_thread_yields_to_callers() {
+        std::thread::spawn(|| {
+            // SAFETY: asks for this thread's own policy.
+            let policy = || unsafe { libc::sched_getscheduler(0) };
+            assert_eq!(policy(), libc::SCHED_OTHER);
+            yield_to_callers(true);
+            assert_eq!(policy(), libc::SCHED_BATCH);
+            yield_to_callers(false);
+            assert_eq!(policy(), libc::SCHED_OTHER);
+        })
+        .join()
+        .unwrap();
     }
 
     /// A dropped ticker's thread ends.
