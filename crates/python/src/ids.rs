@@ -851,11 +851,3 @@ impl Xuid {
         }
     }
 }
-
-crate::alloc::fast!(
-    Guid(<guid::Guid as Id>::MIN),
-    Luid(<guid::Luid as Id>::MIN),
-    V3Guid(<guid::v3::Guid as Id>::MIN),
-    V3Luid(<guid::v3::Luid as Id>::MIN),
-    Xuid(<guid::v3::Xuid as Id>::MIN),
-);

@@ -541,5 +541,3 @@ impl Generator {
         format!("kguid.sno.Generator(partition={})", self.0.partition())
     }
 }
-
-crate::alloc::fast!(Sno(Id::MIN));
