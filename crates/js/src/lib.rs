@@ -652,15 +652,10 @@ pub fn compose(tag: u32, node: u64, time_ns: u64, seq: u16, drift: u8) -> i32 {
 /// zero id): 0 or -1.
 #[wasm_bindgen]
 pub fn zero(tag: u32, code: u8) -> i32 {
-    match tag {
-        GUID => done(guid::Drift::new(code).map(guid::Guid::zero)),
-        LUID => done(guid::Drift::new(code).map(guid::Luid::zero)),
-        V3_GUID => done(v3::Drift::new(code).map(v3::Guid::zero)),
-        V3_LUID => done(v3::Drift::new(code).map(v3::Luid::zero)),
-        XUID => done(v3::Drift::new(code).map(v3::Xuid::zero)),
-        SNO => done(Ok(Sno::ZERO)),
-        tag => fail(bad_tag(tag, GUID, SNO)),
-    }
+    status(
+        with_id!(tag, T => done(Ok(T::zero(<T as Id>::Drift::try_from(code)?))),
+        sno => done(Ok(Sno::ZERO))),
+    )
 }
 
 /// [`Id::MIN`] (`max` false) or [`Id::MAX`] to the out words

@@ -85,217 +85,168 @@ macro_rules! configure {
     }};
 }
 
-/// A v2 clock: makes `kguid.Guid` and `kguid.Luid`, strictly increasing,
-/// never repeated, lock-free across threads (the crate's `guid::Clock`).
-#[pyclass(frozen, module = "kguid", name = "Clock")]
-pub struct V2Clock {
-    inner: guid::Clock,
-}
-
-#[pymethods]
-impl V2Clock {
-    /// A clock: `node` (32 bits; default random, redrawn in a forked
-    /// child), `drift` (a `Drift`, code or `timedelta`), `ticker` (read the
-    /// time from the process-wide ticker thread), `inverse` (decreasing
-    /// ids), `time` (a `MockTime`), `not_before` (a time every id comes
-    /// after), `restore` (a `snapshot()` of an earlier clock).
-    #[new]
-    #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
-    fn new(
-        node: Option<Int>,
-        drift: Option<&Bound<'_, PyAny>>,
-        ticker: bool,
-        inverse: bool,
-        time: Option<PyRef<'_, MockTime>>,
-        not_before: Option<Time>,
-        restore: Option<Int>,
-    ) -> PyResult<Self> {
-        let node = node.map(|n| n.fit::<u32>(NODE32)).transpose()?;
-        let mut b = guid::Clock::builder().drift(Drift::arg(drift)?);
-        if let Some(node) = node {
-            b = b.node(node);
+/// A 96-bit clock class: a frozen wrapper of one generation's clock, with
+/// what both generations' clocks have, and the generation's own methods
+/// (`extra`, its constructor among them).
+macro_rules! clock_class {
+    (
+        $(#[$meta:meta])*
+        $py:ident($inner:ty), module: $module:literal, drift: $drift:ident,
+        global: $guid:ident, local: $luid:ident, node: $node:ty, { $($extra:tt)* }
+    ) => {
+        $(#[$meta])*
+        #[pyclass(frozen, module = $module, name = "Clock")]
+        pub struct $py {
+            /// The crate's clock.
+            pub inner: $inner,
         }
-        let b = configure!(b, ticker, inverse, time, not_before, restore);
-        Ok(V2Clock { inner: b.build() })
-    }
 
-    /// A new global id.
-    fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::alloc::object(py, Guid(self.inner.try_g().map_err(err)?))
-    }
+        #[pymethods]
+        impl $py {
+            /// A new global id.
+            fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                crate::alloc::object(py, $guid(self.inner.try_g().map_err(err)?))
+            }
 
-    /// A new local id.
-    fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::alloc::object(py, Luid(self.inner.try_l().map_err(err)?))
-    }
+            /// A new local id.
+            fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                crate::alloc::object(py, $luid(self.inner.try_l().map_err(err)?))
+            }
 
-    /// `n` consecutive global ids from one read of the time (`fill`).
-    fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.try_fill(ids), Guid)
-    }
+            /// `n` consecutive global ids from one read of the time (`fill`).
+            fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
+                let n = batch_len(&n)?;
+                crate::alloc::batch(py, n, |ids| self.inner.try_fill(ids), $guid)
+            }
 
-    /// `n` consecutive local ids from one read of the time (`fill_l`).
-    fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.try_fill_l(ids), Luid)
-    }
+            /// `n` consecutive local ids from one read of the time (`fill_l`).
+            fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
+                let n = batch_len(&n)?;
+                crate::alloc::batch(py, n, |ids| self.inner.try_fill_l(ids), $luid)
+            }
 
-    /// The global id of a local id made by this clock.
-    fn from_l64(&self, local: &Luid) -> Guid {
-        Guid(self.inner.from_l64(local.0))
-    }
+            /// The global id of a local id made by this clock.
+            fn from_l64(&self, local: &$luid) -> $guid {
+                $guid(self.inner.from_l64(local.0))
+            }
 
-    /// The state after the last id, to `restore` a restarted clock.
-    fn snapshot(&self) -> u64 {
-        self.inner.snapshot().into()
-    }
+            /// The state after the last id, to `restore` a restarted clock.
+            fn snapshot(&self) -> u64 {
+                self.inner.snapshot().into()
+            }
 
-    /// The node stamped on global ids.
-    #[getter]
-    fn node(&self) -> u32 {
-        self.inner.node()
-    }
+            /// The node stamped on global ids.
+            #[getter]
+            fn node(&self) -> $node {
+                self.inner.node()
+            }
 
-    /// The drift stamped on ids.
-    #[getter]
-    fn drift(&self) -> Drift {
-        Drift(self.inner.drift())
-    }
+            /// The drift stamped on ids.
+            #[getter]
+            fn drift(&self) -> $drift {
+                $drift(self.inner.drift())
+            }
 
-    /// Whether ids decrease.
-    #[getter]
-    fn is_inverse(&self) -> bool {
-        self.inner.is_inverse()
-    }
+            /// Whether ids decrease.
+            #[getter]
+            fn is_inverse(&self) -> bool {
+                self.inner.is_inverse()
+            }
 
-    /// The start of the tick of the last id.
-    #[getter]
-    fn last_time(&self) -> std::time::SystemTime {
-        self.inner.last_time()
-    }
+            /// The start of the tick of the last id.
+            #[getter]
+            fn last_time(&self) -> std::time::SystemTime {
+                self.inner.last_time()
+            }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "kguid.Clock(node={:#x}, drift={})",
-            self.inner.node(),
-            self.inner.drift().code()
-        )
-    }
-}
+            fn __repr__(&self) -> String {
+                format!(
+                    "{}.Clock(node={:#x}, drift={})",
+                    $module,
+                    self.inner.node(),
+                    self.inner.drift().code()
+                )
+            }
 
-/// A v3 clock: makes `kguid.v3.Guid`, `Luid` and `Xuid` (Go v3's clock:
-/// the first id of a tick has sequence 1, a 58-bit node).
-#[pyclass(frozen, module = "kguid.v3", name = "Clock")]
-pub struct V3Clock {
-    /// The crate's clock.
-    pub inner: guid::v3::Clock,
-}
-
-#[pymethods]
-impl V3Clock {
-    /// A v3 clock: `node` (58 bits; default random, redrawn in a forked
-    /// child), `drift`, and the settings of `kguid.Clock`.
-    #[new]
-    #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
-    fn new(
-        node: Option<Int>,
-        drift: Option<&Bound<'_, PyAny>>,
-        ticker: bool,
-        inverse: bool,
-        time: Option<PyRef<'_, MockTime>>,
-        not_before: Option<Time>,
-        restore: Option<Int>,
-    ) -> PyResult<Self> {
-        let node = node.map(|n| n.fit::<u64>(NODE58)).transpose()?;
-        let mut b = guid::v3::Clock::builder().drift(V3Drift::arg(drift)?);
-        if let Some(node) = node {
-            b = b.node(node).map_err(err)?;
+            $($extra)*
         }
-        let b = configure!(b, ticker, inverse, time, not_before, restore);
-        Ok(V3Clock { inner: b.build() })
-    }
-
-    /// A new global id.
-    fn g<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::alloc::object(py, V3Guid(self.inner.try_g().map_err(err)?))
-    }
-
-    /// A new local id.
-    fn l<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::alloc::object(py, V3Luid(self.inner.try_l().map_err(err)?))
-    }
-
-    /// A new 128-bit id.
-    fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::alloc::object(py, Xuid(self.inner.try_x().map_err(err)?))
-    }
-
-    /// `n` consecutive global ids from one read of the time.
-    fn batch<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.try_fill(ids), V3Guid)
-    }
-
-    /// `n` consecutive local ids from one read of the time.
-    fn batch_l<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.try_fill_l(ids), V3Luid)
-    }
-
-    /// `n` consecutive 128-bit ids from one read of the time.
-    fn batch_x<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
-        let n = batch_len(&n)?;
-        crate::alloc::batch(py, n, |ids| self.inner.try_fill_x(ids), Xuid)
-    }
-
-    /// The global id of a local id made by this clock.
-    fn from_l64(&self, local: &V3Luid) -> V3Guid {
-        V3Guid(self.inner.from_l64(local.0))
-    }
-
-    /// The 128-bit id of a local id made by this clock.
-    fn x_from_l64(&self, local: &V3Luid) -> Xuid {
-        Xuid(self.inner.x_from_l64(local.0))
-    }
-
-    /// The state after the last id (Go v3's checkpoint value).
-    fn snapshot(&self) -> u64 {
-        self.inner.snapshot().into()
-    }
-
-    /// The 58-bit node.
-    #[getter]
-    fn node(&self) -> u64 {
-        self.inner.node()
-    }
-
-    /// The drift stamped on ids.
-    #[getter]
-    fn drift(&self) -> V3Drift {
-        V3Drift(self.inner.drift())
-    }
-
-    /// Whether ids decrease.
-    #[getter]
-    fn is_inverse(&self) -> bool {
-        self.inner.is_inverse()
-    }
-
-    /// The start of the tick of the last id.
-    #[getter]
-    fn last_time(&self) -> std::time::SystemTime {
-        self.inner.last_time()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "kguid.v3.Clock(node={:#x}, drift={})",
-            self.inner.node(),
-            self.inner.drift().code()
-        )
-    }
+    };
 }
+
+clock_class!(
+    /// A v2 clock: makes `kguid.Guid` and `kguid.Luid`, strictly increasing,
+    /// never repeated, lock-free across threads (the crate's `guid::Clock`).
+    V2Clock(guid::Clock), module: "kguid", drift: Drift, global: Guid, local: Luid, node: u32, {
+        /// A clock: `node` (32 bits; default random, redrawn in a forked
+        /// child), `drift` (a `Drift`, code or `timedelta`), `ticker` (read the
+        /// time from the process-wide ticker thread), `inverse` (decreasing
+        /// ids), `time` (a `MockTime`), `not_before` (a time every id comes
+        /// after), `restore` (a `snapshot()` of an earlier clock).
+        #[new]
+        #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
+        fn new(
+            node: Option<Int>,
+            drift: Option<&Bound<'_, PyAny>>,
+            ticker: bool,
+            inverse: bool,
+            time: Option<PyRef<'_, MockTime>>,
+            not_before: Option<Time>,
+            restore: Option<Int>,
+        ) -> PyResult<Self> {
+            let node = node.map(|n| n.fit::<u32>(NODE32)).transpose()?;
+            let mut b = guid::Clock::builder().drift(Drift::arg(drift)?);
+            if let Some(node) = node {
+                b = b.node(node);
+            }
+            let b = configure!(b, ticker, inverse, time, not_before, restore);
+            Ok(V2Clock { inner: b.build() })
+        }
+    }
+);
+
+clock_class!(
+    /// A v3 clock: makes `kguid.v3.Guid`, `Luid` and `Xuid` (Go v3's clock:
+    /// the first id of a tick has sequence 1, a 58-bit node).
+    V3Clock(guid::v3::Clock), module: "kguid.v3", drift: V3Drift, global: V3Guid, local: V3Luid, node: u64, {
+        /// A v3 clock: `node` (58 bits; default random, redrawn in a forked
+        /// child), `drift`, and the settings of `kguid.Clock`.
+        #[new]
+        #[pyo3(signature = (node = None, drift = None, *, ticker = false, inverse = false, time = None, not_before = None, restore = None))]
+        fn new(
+            node: Option<Int>,
+            drift: Option<&Bound<'_, PyAny>>,
+            ticker: bool,
+            inverse: bool,
+            time: Option<PyRef<'_, MockTime>>,
+            not_before: Option<Time>,
+            restore: Option<Int>,
+        ) -> PyResult<Self> {
+            let node = node.map(|n| n.fit::<u64>(NODE58)).transpose()?;
+            let mut b = guid::v3::Clock::builder().drift(V3Drift::arg(drift)?);
+            if let Some(node) = node {
+                b = b.node(node).map_err(err)?;
+            }
+            let b = configure!(b, ticker, inverse, time, not_before, restore);
+            Ok(V3Clock { inner: b.build() })
+        }
+
+        /// A new 128-bit id.
+        fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            crate::alloc::object(py, Xuid(self.inner.try_x().map_err(err)?))
+        }
+
+        /// `n` consecutive 128-bit ids from one read of the time.
+        fn batch_x<'py>(&self, py: Python<'py>, n: Int) -> PyResult<Bound<'py, PyList>> {
+            let n = batch_len(&n)?;
+            crate::alloc::batch(py, n, |ids| self.inner.try_fill_x(ids), Xuid)
+        }
+
+        /// The 128-bit id of a local id made by this clock.
+        fn x_from_l64(&self, local: &V3Luid) -> Xuid {
+            Xuid(self.inner.x_from_l64(local.0))
+        }
+    }
+);
 
 /// The node of the process-wide v2 clock (in a forked child, its new one).
 #[pyfunction]

@@ -263,7 +263,9 @@ macro_rules! id_class {
     (
         $(#[$meta:meta])*
         $py:ident($inner:ty), name: $name:literal, module: $module:literal,
-        drift: $drift:ident, local: $local:ident, forms: $forms:literal, { $($extra:tt)* }
+        drift: $drift:ident, local: $local:ident, forms: $forms:literal,
+        clock: $clock:path, next: $next:ident, fill: $fill:ident, other: $other:ident,
+        { $($extra:tt)* }
     ) => {
         $(#[$meta])*
         #[pyclass(frozen, skip_from_py_object, eq, ord, hash, str, module = $module, name = $name)]
@@ -295,6 +297,21 @@ macro_rules! id_class {
 
         #[pymethods]
         impl $py {
+            /// A new id from the process-wide clock of its generation:
+            /// strictly increasing, never repeated, across threads and forks.
+            #[staticmethod]
+            fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+                crate::alloc::object(py, $py($clock.$next().map_err(err)?))
+            }
+
+            /// `n` consecutive new ids from the process-wide clock of its
+            /// generation, one read of the time (the clock's `fill`).
+            #[staticmethod]
+            fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
+                let n = batch_len(&n)?;
+                crate::alloc::batch(py, n, |ids| $clock.$fill(ids), $py)
+            }
+
             /// The id of a string (what `str()` gives), bytes (what
             /// `bytes()` gives), an int (what `int()` gives) or an id.
             #[new]
@@ -311,7 +328,7 @@ macro_rules! id_class {
                 if let Some(v) = int_form(value) {
                     return Self::of_int(&v);
                 }
-                Self::other(value)
+                Self::$other(value)
             }
 
             /// Parses the text form (`str` or `bytes` of it), strictly.
@@ -505,22 +522,8 @@ id_class!(
     /// A 96-bit global id of fogfish/guid v2: drift, time, node and
     /// sequence, unique across nodes.
     Guid(guid::Guid), name: "Guid", module: "kguid", drift: Drift, local: Luid,
-    forms: "a str, bytes, an int or a Guid", {
-        /// A new id from the process-wide clock: strictly increasing,
-        /// never repeated, across threads and forks.
-        #[staticmethod]
-        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::alloc::object(py, Guid(guid::CLOCK.try_g().map_err(crate::errors::err)?))
-        }
-
-        /// `n` consecutive new ids from the process-wide clock, one read
-        /// of the time (the clock's `fill`).
-        #[staticmethod]
-        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = batch_len(&n)?;
-            crate::alloc::batch(py, n, |ids| guid::CLOCK.try_fill(ids), Guid)
-        }
-
+    forms: "a str, bytes, an int or a Guid",
+    clock: guid::CLOCK, next: try_g, fill: try_fill, other: no_form, {
         /// The id of these parts: a 32-bit node, the time (Unix
         /// nanoseconds or a `datetime`, kept to the tick), the sequence
         /// (0..=16383) and the drift.
@@ -546,30 +549,12 @@ id_class!(
     }
 );
 
-impl Guid {
-    fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::no_form(value)
-    }
-}
-
 id_class!(
     /// A 64-bit local id of fogfish/guid v2: drift, time and sequence,
     /// unique within one clock.
     Luid(guid::Luid), name: "Luid", module: "kguid", drift: Drift, local: Luid,
-    forms: "a str, bytes, an int or a Luid", {
-        /// A new id from the process-wide clock.
-        #[staticmethod]
-        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::alloc::object(py, Luid(guid::CLOCK.try_l().map_err(crate::errors::err)?))
-        }
-
-        /// `n` consecutive new ids from the process-wide clock.
-        #[staticmethod]
-        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = batch_len(&n)?;
-            crate::alloc::batch(py, n, |ids| guid::CLOCK.try_fill_l(ids), Luid)
-        }
-
+    forms: "a str, bytes, an int or a Luid",
+    clock: guid::CLOCK, next: try_l, fill: try_fill_l, other: no_form, {
         /// The id of these parts: the time (Unix nanoseconds or a
         /// `datetime`), the sequence and the drift.
         #[staticmethod]
@@ -609,29 +594,11 @@ id_class!(
     }
 );
 
-impl Luid {
-    fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::no_form(value)
-    }
-}
-
 id_class!(
     /// A 96-bit global id of Go's fogfish/guid v3.
     V3Guid(guid::v3::Guid), name: "Guid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
-    forms: "a str, bytes, an int or a v3.Guid", {
-        /// A new id from the process-wide v3 clock.
-        #[staticmethod]
-        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::alloc::object(py, V3Guid(guid::v3::CLOCK.try_g().map_err(crate::errors::err)?))
-        }
-
-        /// `n` consecutive new ids from the process-wide v3 clock.
-        #[staticmethod]
-        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = batch_len(&n)?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill(ids), V3Guid)
-        }
-
+    forms: "a str, bytes, an int or a v3.Guid",
+    clock: guid::v3::CLOCK, next: try_g, fill: try_fill, other: no_form, {
         /// The id of these parts: a 32-bit node, the time, the sequence
         /// and the drift.
         #[staticmethod]
@@ -691,29 +658,11 @@ id_class!(
     }
 );
 
-impl V3Guid {
-    fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::no_form(value)
-    }
-}
-
 id_class!(
     /// A 64-bit local id of Go's fogfish/guid v3.
     V3Luid(guid::v3::Luid), name: "Luid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
-    forms: "a str, bytes, an int or a v3.Luid", {
-        /// A new id from the process-wide v3 clock.
-        #[staticmethod]
-        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::alloc::object(py, V3Luid(guid::v3::CLOCK.try_l().map_err(crate::errors::err)?))
-        }
-
-        /// `n` consecutive new ids from the process-wide v3 clock.
-        #[staticmethod]
-        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = batch_len(&n)?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill_l(ids), V3Luid)
-        }
-
+    forms: "a str, bytes, an int or a v3.Luid",
+    clock: guid::v3::CLOCK, next: try_l, fill: try_fill_l, other: no_form, {
         /// The id of these parts: the time, the sequence and the drift.
         #[staticmethod]
         #[pyo3(signature = (time, seq, drift = None))]
@@ -756,30 +705,12 @@ id_class!(
     }
 );
 
-impl V3Luid {
-    fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::no_form(value)
-    }
-}
-
 id_class!(
     /// A 128-bit id of Go's fogfish/guid v3: an RFC 9562 UUIDv8 with a
     /// 58-bit node.
     Xuid(guid::v3::Xuid), name: "Xuid", module: "kguid.v3", drift: V3Drift, local: V3Luid,
-    forms: "a str, bytes, an int, a uuid.UUID or a v3.Xuid", {
-        /// A new id from the process-wide v3 clock.
-        #[staticmethod]
-        fn now(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-            crate::alloc::object(py, Xuid(guid::v3::CLOCK.try_x().map_err(crate::errors::err)?))
-        }
-
-        /// `n` consecutive new ids from the process-wide v3 clock.
-        #[staticmethod]
-        fn batch(py: Python<'_>, n: Int) -> PyResult<Bound<'_, PyList>> {
-            let n = batch_len(&n)?;
-            crate::alloc::batch(py, n, |ids| guid::v3::CLOCK.try_fill_x(ids), Xuid)
-        }
-
+    forms: "a str, bytes, an int, a uuid.UUID or a v3.Xuid",
+    clock: guid::v3::CLOCK, next: try_x, fill: try_fill_x, other: other, {
         /// The id of these parts: a 58-bit node, the time, the sequence
         /// and the drift.
         #[staticmethod]
@@ -844,6 +775,7 @@ impl Xuid {
         Self::from_bytes(bytes.cast::<PyBytes>()?.as_bytes())
     }
 
+    /// The id of a `uuid.UUID`, else the `TypeError` of another value.
     fn other(value: &Bound<'_, PyAny>) -> PyResult<Self> {
         match value.is_instance(uuid_class(value.py())?)? {
             true => Self::of_uuid(value),
