@@ -138,6 +138,23 @@ function must(v) {
   return v;
 }
 
+/**
+ * What a call of a number fails with, by its Rust type: a value it never
+ * returns otherwise (a plain number crosses faster than an `Option`).
+ */
+const FAILED = {
+  U32: 0xffff_ffff, U64: 2n ** 64n - 1n, U128: 2n ** 128n - 1n, I64: -(2n ** 63n), I32: -(2 ** 31), F64: NaN,
+};
+
+/** A call's number `v`; `failed` with an error kept throws it. */
+function val(v, failed) {
+  if (Object.is(v, failed)) {
+    const info = W.take_error();
+    if (info) throw new KguidError(info);
+  }
+  return v;
+}
+
 // ---------------------------------------------------------------- arguments
 //
 // Every argument is checked here before it crosses: wasm-bindgen's
@@ -440,7 +457,7 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The value as a BigInt. */
     toBigInt() {
-      return must(W.to_u128(tag, this._a, this._b, this._c, this._d));
+      return val(W.to_u128(tag, this._a, this._b, this._c, this._d), FAILED.U128);
     }
 
     /** `JSON.stringify` writes the text form. */
@@ -451,7 +468,7 @@ function defineId(tag, name, bytes, defaultDrift) {
     /** -1, 0 or 1: the order of the ids. */
     compare(o) {
       of(o, Id, 'the other id');
-      return must(W.compare(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d));
+      return val(W.compare(tag, this._a, this._b, this._c, this._d, o._a, o._b, o._c, o._d), FAILED.I32);
     }
 
     /** The same id. */
@@ -471,12 +488,12 @@ function defineId(tag, name, bytes, defaultDrift) {
 
     /** The time as a Date (to the millisecond). */
     get time() {
-      return new Date(must(W.time_ms(tag, this._a, this._b, this._c, this._d)));
+      return new Date(val(W.time_ms(tag, this._a, this._b, this._c, this._d), FAILED.F64));
     }
 
     /** The time in Unix nanoseconds, as the id holds it (BigInt). */
     get timeNs() {
-      return must(W.time_ns(tag, this._a, this._b, this._c, this._d));
+      return val(W.time_ns(tag, this._a, this._b, this._c, this._d), FAILED.U64);
     }
 
     [inspect]() {
@@ -527,15 +544,15 @@ function defineId(tag, name, bytes, defaultDrift) {
     },
     /** The signed Unix ns of the time (Go's Epoch), BigInt. */
     get epochNs() {
-      return must(W.epoch_ns(tag, this._a, this._b, this._c, this._d, false));
+      return val(W.epoch_ns(tag, this._a, this._b, this._c, this._d, false), FAILED.I64);
     },
     /** The sequence, 0..16383. */
     get seq() {
-      return must(W.seq(tag, this._a, this._b, this._c, this._d));
+      return val(W.seq(tag, this._a, this._b, this._c, this._d), FAILED.U32);
     },
     /** The drift code. */
     get drift() {
-      return must(W.drift(tag, this._a, this._b, this._c, this._d));
+      return val(W.drift(tag, this._a, this._b, this._c, this._d), FAILED.U32);
     },
   };
   Object.defineProperties(Id.prototype, Object.getOwnPropertyDescriptors(props));
@@ -610,7 +627,7 @@ extend(
   {
     /** The node, 32 bits. */
     get node() {
-      return Number(must(W.node(T.GUID, this._a, this._b, this._c, 0)));
+      return Number(val(W.node(T.GUID, this._a, this._b, this._c, 0), FAILED.U64));
     },
     /** The local id: drift, time and sequence. */
     toLocal() {
@@ -619,7 +636,7 @@ extend(
     },
     /** v2's EpochI: the inverse time as signed ns (BigInt). */
     get epochINs() {
-      return must(W.epoch_ns(T.GUID, this._a, this._b, this._c, 0, true));
+      return val(W.epoch_ns(T.GUID, this._a, this._b, this._c, 0, true), FAILED.I64);
     },
     /** The v3 id of the same node, time and sequence (Go's FromV2). */
     toV3() {
@@ -654,10 +671,10 @@ extend(
     },
     /** A signed 64-bit integer that sorts as the id (top bit flipped). */
     toI64() {
-      return must(W.local_to_i64(false, this._a, this._b));
+      return val(W.local_to_i64(false, this._a, this._b), FAILED.I64);
     },
     get epochINs() {
-      return must(W.epoch_ns(T.LUID, this._a, this._b, 0, 0, true));
+      return val(W.epoch_ns(T.LUID, this._a, this._b, 0, 0, true), FAILED.I64);
     },
     /** The v3 local id of the same time and sequence. */
     toV3() {
@@ -705,7 +722,7 @@ extend(
   V3Guid,
   {
     get node() {
-      return Number(must(W.node(T.V3_GUID, this._a, this._b, this._c, 0)));
+      return Number(val(W.node(T.V3_GUID, this._a, this._b, this._c, 0), FAILED.U64));
     },
     toLocal() {
       check(W.to_local(T.V3_GUID, this._a, this._b, this._c, 0));
@@ -721,7 +738,7 @@ extend(
      */
     cmpRing(o, reference) {
       const [a, b, c, d] = words(of(o, V3Guid, 'the other id'));
-      return must(W.cmp_ring(false, this._a, this._b, this._c, 0, a, b, c, d, int(reference, 'the reference', U64)));
+      return val(W.cmp_ring(false, this._a, this._b, this._c, 0, a, b, c, d, int(reference, 'the reference', U64)), FAILED.I32);
     },
   },
   {
@@ -759,7 +776,7 @@ extend(
       return this.toBigInt();
     },
     toI64() {
-      return must(W.local_to_i64(true, this._a, this._b));
+      return val(W.local_to_i64(true, this._a, this._b), FAILED.I64);
     },
   },
   {
@@ -784,7 +801,7 @@ extend(
   {
     /** The node, 58 bits (BigInt). */
     get node() {
-      return must(W.node(T.XUID, this._a, this._b, this._c, this._d));
+      return val(W.node(T.XUID, this._a, this._b, this._c, this._d), FAILED.U64);
     },
     toLocal() {
       check(W.to_local(T.XUID, this._a, this._b, this._c, this._d));
@@ -797,7 +814,7 @@ extend(
     /** As v3.Guid's, the reference taken modulo 2^58 (Go's OrdRingX). */
     cmpRing(o, reference) {
       const [a, b, c, d] = words(of(o, Xuid, 'the other id'));
-      return must(W.cmp_ring(true, this._a, this._b, this._c, this._d, a, b, c, d, int(reference, 'the reference', U64)));
+      return val(W.cmp_ring(true, this._a, this._b, this._c, this._d, a, b, c, d, int(reference, 'the reference', U64)), FAILED.I32);
     },
   },
   {
@@ -835,24 +852,24 @@ extend(
   {
     /** Units of 4 ms since 2010-01-01 UTC. */
     get units() {
-      return Number(must(W.sno_part(0, this._a, this._b, this._c)));
+      return Number(val(W.sno_part(0, this._a, this._b, this._c), FAILED.U64));
     },
     /** The tick-tock bit: flipped when the clock stepped back. */
     get tick() {
-      return must(W.sno_part(1, this._a, this._b, this._c)) === 1n;
+      return val(W.sno_part(1, this._a, this._b, this._c), FAILED.U64) === 1n;
     },
     get isZero() {
-      return must(W.sno_part(2, this._a, this._b, this._c)) === 1n;
+      return val(W.sno_part(2, this._a, this._b, this._c), FAILED.U64) === 1n;
     },
     /** The metabyte. */
     get meta() {
-      return must(W.drift(T.SNO, this._a, this._b, this._c, 0));
+      return val(W.drift(T.SNO, this._a, this._b, this._c, 0), FAILED.U32);
     },
     get partition() {
-      return Number(must(W.node(T.SNO, this._a, this._b, this._c, 0)));
+      return Number(val(W.node(T.SNO, this._a, this._b, this._c, 0), FAILED.U64));
     },
     get sequence() {
-      return must(W.seq(T.SNO, this._a, this._b, this._c, 0));
+      return val(W.seq(T.SNO, this._a, this._b, this._c, 0), FAILED.U32);
     },
     /** Unix ns (BigInt). */
     get unixNs() {

@@ -340,6 +340,34 @@ fn sno(w: [u32; 4]) -> Result<Sno, Error> {
     Sno::from_slice(&bytes_in(w, 10)?[..10])
 }
 
+/// The value a call of a number returns on failure, its error kept: the
+/// type's largest (`i64` and `i32`: smallest, `f64`: NaN). The JavaScript
+/// side takes the error when it sees that value, and reads it as the value
+/// if none was kept: a plain number crosses faster than an `Option`.
+trait Failed {
+    const FAILED: Self;
+}
+
+macro_rules! failed {
+    ($($t:ty = $v:expr),*) => {$(impl Failed for $t { const FAILED: $t = $v; })*};
+}
+failed!(
+    u32 = u32::MAX,
+    u64 = u64::MAX,
+    u128 = u128::MAX,
+    i64 = i64::MIN,
+    i32 = i32::MIN,
+    f64 = f64::NAN
+);
+
+/// The value of `r`, or [`Failed::FAILED`] with its error kept.
+fn value<T: Failed>(r: Result<T, Error>) -> T {
+    r.unwrap_or_else(|e| {
+        fail(e);
+        T::FAILED
+    })
+}
+
 /// A status from `r`: its value, or -1 with its error kept.
 fn status(r: Result<i32, Error>) -> i32 {
     r.unwrap_or_else(fail)
@@ -511,11 +539,11 @@ pub fn from_u128(tag: u32, v: u128) -> i32 {
     status(with_id!(tag, T => done(T::from_u128(v)), sno => done(Sno::from_u128(v))))
 }
 
-/// The id's value as an integer; `undefined` on error ([`take_error`]).
+/// The id's value as an integer; [`Failed::FAILED`] on error ([`take_error`]).
 #[wasm_bindgen]
-pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u128> {
+pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u128 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => id::<T>(w)?.to_u128(), sno => sno(w)?.to_u128()))
+    value(with_id!(tag, T => id::<T>(w)?.to_u128(), sno => sno(w)?.to_u128()))
 }
 
 /// Writes the text form to the io buffer ([`io_ptr`]); its length, or -1.
@@ -548,7 +576,7 @@ pub fn to_hex(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
 }
 
 /// `a` against `b` (both of `tag`): -1, 0 or 1 (the ids' `Ord`);
-/// `undefined` on error.
+/// [`Failed::FAILED`] on error.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -561,59 +589,59 @@ pub fn compare(
     b1: u32,
     b2: u32,
     b3: u32,
-) -> Option<i32> {
+) -> i32 {
     let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
     let o = with_id!(tag, T => id::<T>(a)?.cmp(&id::<T>(b)?), sno => sno(a)?.cmp(&sno(b)?));
-    ok(o).map(|o| o as i32)
+    value(o.map(|o| o as i32))
 }
 
-/// The node (0 for a local id; sno: the partition); `undefined` on error.
+/// The node (0 for a local id; sno: the partition); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u64> {
+pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => id::<T>(w)?.node(), sno => sno(w)?.partition().into()))
+    value(with_id!(tag, T => id::<T>(w)?.node(), sno => sno(w)?.partition().into()))
 }
 
-/// The sequence (sno: its sequence); `undefined` on error.
+/// The sequence (sno: its sequence); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u32> {
+pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => id::<T>(w)?.seq().into(), sno => sno(w)?.sequence().into()))
+    value(with_id!(tag, T => id::<T>(w)?.seq().into(), sno => sno(w)?.sequence().into()))
 }
 
-/// The time in Unix ns (sno: `unix_ns`); `undefined` on error.
+/// The time in Unix ns (sno: `unix_ns`); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u64> {
+pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => id::<T>(w)?.time(), sno => sno(w)?.unix_ns()))
+    value(with_id!(tag, T => id::<T>(w)?.time(), sno => sno(w)?.unix_ns()))
 }
 
 /// The time as Unix ms, for a `Date` (v3 reads the direction as
-/// `epoch` does); `undefined` on error.
+/// `epoch` does); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<f64> {
+pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time())).map(ms_of)
+    value(with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time()).map(ms_of))
 }
 
 /// The epoch time in signed Unix ns: `epoch`'s (exact), or with
 /// `inverse` v2's `EpochI`, the inverse time `u64::MAX - time` read as
-/// signed ns; `undefined` on error. The crate's `epoch_i` gives that as a
+/// signed ns; [`Failed::FAILED`] on error. The crate's `epoch_i` gives that as a
 /// `SystemTime`, which on `wasm32-unknown-unknown` cannot hold a time
 /// before 1970 (it panics): its value is computed here in ns, as
 /// `epoch_i` computes it.
 #[wasm_bindgen]
-pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> Option<i64> {
+pub fn epoch_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32, inverse: bool) -> i64 {
     let w = [w0, w1, w2, w3];
     if inverse {
         let t = with_id!(tag, T => id::<T>(w)?.time(), sno => sno(w)?.unix_ns());
-        return ok(t).map(|t| (u64::MAX - t) as i64);
+        return value(t.map(|t| (u64::MAX - t) as i64));
     }
-    let t = ok(with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time()))?;
-    Some(match t.duration_since(UNIX_EPOCH) {
+    let t = with_id!(tag, T => id::<T>(w)?.epoch(), sno => sno(w)?.time());
+    value(t.map(|t| match t.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_nanos() as i64,
         Err(e) => -(e.duration().as_nanos() as i64),
-    })
+    }))
 }
 
 /// Whole Unix ms of a time (a `Date`'s), rounded down.
@@ -624,11 +652,11 @@ fn ms_of(t: SystemTime) -> f64 {
     }
 }
 
-/// The drift code (sno: the metabyte); `undefined` on error.
+/// The drift code (sno: the metabyte); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> Option<u32> {
+pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
     let w = [w0, w1, w2, w3];
-    ok(with_id!(tag, T => u8::from(id::<T>(w)?.drift()).into(), sno => sno(w)?.meta().into()))
+    value(with_id!(tag, T => u8::from(id::<T>(w)?.drift()).into(), sno => sno(w)?.meta().into()))
 }
 
 /// The local id (`to_l64`) to the out words ([`out_ptr`]): 0 or -1.
@@ -706,7 +734,7 @@ pub fn diff(
 }
 
 /// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1;
-/// `undefined` on error. Of [`XUID`]s if `xuid`, else of [`V3_GUID`]s,
+/// [`Failed::FAILED`] on error. Of [`XUID`]s if `xuid`, else of [`V3_GUID`]s,
 /// whose reference is taken modulo 2^32, as Go's `OrdRingG` takes its
 /// 64-bit one.
 #[wasm_bindgen]
@@ -722,13 +750,13 @@ pub fn cmp_ring(
     b2: u32,
     b3: u32,
     reference: u64,
-) -> Option<i32> {
+) -> i32 {
     let (a, b) = ([a0, a1, a2, a3], [b0, b1, b2, b3]);
     let o = match xuid {
         true => id::<v3::Xuid>(a).and_then(|a| Ok(a.cmp_ring(&id(b)?, reference))),
         false => id::<v3::Guid>(a).and_then(|a| Ok(a.cmp_ring(&id(b)?, reference as u32))),
     };
-    ok(o).map(|o| o as i32)
+    value(o.map(|o| o as i32))
 }
 
 /// The casts between the types, to the out words ([`out_ptr`]): `to` is the target tag, `node`
@@ -793,11 +821,11 @@ pub fn v3_from_v2_slice(s: &[u8], base62: bool) -> i32 {
 }
 
 /// The signed form (`to_i64`) of a local id, v3's if `v3`, else v2's;
-/// `undefined` on error.
+/// [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn local_to_i64(v3: bool, w0: u32, w1: u32) -> Option<i64> {
+pub fn local_to_i64(v3: bool, w0: u32, w1: u32) -> i64 {
     let w = [w0, w1, 0, 0];
-    ok(match v3 {
+    value(match v3 {
         true => id::<v3::Luid>(w).map(v3::Luid::to_i64),
         false => id::<guid::Luid>(w).map(guid::Luid::to_i64),
     })
@@ -873,21 +901,20 @@ pub fn node_from_name(v3: bool, name: &str) -> u64 {
 }
 
 /// Sno's parts by `which`: 0 its `units`, 1 its tick-tock, 2 whether it
-/// is the zero id (0 or 1); `undefined` on error.
+/// is the zero id (0 or 1); [`Failed::FAILED`] on error.
 #[wasm_bindgen]
-pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> Option<u64> {
-    let s = ok(sno([w0, w1, w2, 0]))?;
-    match which {
-        0 => Some(s.units()),
-        1 => Some(s.tick().into()),
-        2 => Some(s.is_zero().into()),
-        _ => ok(Err(Error::from(ErrorKind::Range {
+pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
+    value(sno([w0, w1, w2, 0]).and_then(|s| match which {
+        0 => Ok(s.units()),
+        1 => Ok(s.tick().into()),
+        2 => Ok(s.is_zero().into()),
+        _ => Err(Error::from(ErrorKind::Range {
             name: "which",
             value: which.into(),
             min: 0,
             max: 2,
-        }))),
-    }
+        })),
+    }))
 }
 
 /// The sno id of parts (`Sno::compose`) to the out words ([`out_ptr`]).
@@ -1297,7 +1324,7 @@ mod tests {
             guid::Drift::DEFAULT,
         )
         .unwrap();
-        assert_eq!(to_u128(GUID, w[0], w[1], w[2], w[3]), Some(g.to_u128()));
+        assert_eq!(to_u128(GUID, w[0], w[1], w[2], w[3]), g.to_u128());
         let s = g.to_string();
         assert_eq!(text(to_string(GUID, w[0], w[1], w[2], w[3])), s);
         for (i, b) in s.bytes().enumerate() {
@@ -1305,8 +1332,8 @@ mod tests {
         }
         assert_eq!(parse(GUID, s.len()), 0);
         assert_eq!(out(), w);
-        assert_eq!(node(GUID, w[0], w[1], w[2], w[3]), Some(0x53051caf));
-        assert_eq!(seq(GUID, w[0], w[1], w[2], w[3]), Some(7));
+        assert_eq!(node(GUID, w[0], w[1], w[2], w[3]), 0x53051caf);
+        assert_eq!(seq(GUID, w[0], w[1], w[2], w[3]), 7);
     }
 
     #[test]
@@ -1317,10 +1344,10 @@ mod tests {
         let b = out();
         assert_eq!(
             compare(GUID, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]),
-            Some(-1)
+            -1
         );
         let t = time_ns(GUID, b[0], b[1], b[2], b[3]);
-        assert_eq!(t, Some(1_700_000_000_000_000_000 >> 17 << 17));
+        assert_eq!(t, 1_700_000_000_000_000_000 >> 17 << 17);
     }
 
     /// Every id call of both 96-bit clocks, its failure kept: the kinds of

@@ -786,9 +786,16 @@ test("a KguidError's name is 'KguidError' whatever its kind; a Part or Range err
 // refused with a KguidError naming them, never read as another type's id
 // or as a default id.
 
+/**
+ * The failure values of the raw calls: a status -1, a null address,
+ * `undefined`, and what a call of a number returns (its Rust type's largest
+ * u32, u64 or u128, smallest i64 or i32, or NaN).
+ */
+const FAILURES = [-1, 0, undefined, 0xffff_ffff, 2n ** 64n - 1n, 2n ** 128n - 1n, -(2n ** 63n), -(2 ** 31), NaN];
+
 /** Whether a raw call failed: its failure value, with the error it kept. */
 function keptError(result) {
-  assert.ok(result === -1 || result === undefined || result === 0, `a failure value, not ${show(result)}`);
+  assert.ok(FAILURES.some((f) => Object.is(f, result)), `a failure value, not ${show(result)}`);
   const e = W.take_error();
   assert.ok(e, 'the call kept its error');
   return e;
