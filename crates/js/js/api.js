@@ -923,28 +923,28 @@ export class Clock {
   }
   /** A new global id. */
   g() {
-    check(this.#raw.g(timeOf(this.#time)));
+    check(this.#raw.next(T.GUID, timeOf(this.#time)));
     return Guid._out();
   }
   /** A new local id. */
   l() {
-    check(this.#raw.l(timeOf(this.#time)));
+    check(this.#raw.next(T.LUID, timeOf(this.#time)));
     return Luid._out();
   }
   /** `n` consecutive global ids from one read of the time. */
   fill(n) {
     n = count(n);
-    return idsOf(Guid, this.#raw.fill(n, false, timeOf(this.#time)), n);
+    return idsOf(Guid, this.#raw.fill(T.GUID, n, timeOf(this.#time)), n);
   }
   /** `n` consecutive local ids. */
   fillL(n) {
     n = count(n);
-    return idsOf(Luid, this.#raw.fill(n, true, timeOf(this.#time)), n);
+    return idsOf(Luid, this.#raw.fill(T.LUID, n, timeOf(this.#time)), n);
   }
   /** `n` global ids as one Uint8Array, 12 bytes each. */
   fillBytes(n) {
     n = count(n);
-    return bytesOf(this.#raw.fill(n, false, timeOf(this.#time)), n * 12);
+    return bytesOf(this.#raw.fill(T.GUID, n, timeOf(this.#time)), n * 12);
   }
   /** The global id of one of this clock's local ids. */
   fromLocal(l) {

@@ -923,78 +923,108 @@ pub fn sno_compose(unix_ns: u64, tick: bool, meta: u8, partition: u16, sequence:
     done(Sno::compose(unix_ns, tick, meta, partition, sequence))
 }
 
-/// A v2 clock ([`guid::Clock`]) reading the time the calls pass.
-#[wasm_bindgen]
-pub struct ClockV2(guid::Clock);
+/// A 96-bit clock class reading the time the calls pass: `make`, `next`
+/// and `fill` of the ids of its tags (`$tag => try_ form, try_ fill`),
+/// `node`, `drift` and `snapshot`. `$set_node` puts a chosen node on the
+/// builder `b` (v3's refuses a node past 58 bits).
+macro_rules! clock_class {
+    (
+        $(#[$meta:meta])*
+        $js:ident($inner:ty), drift: $drift:ty, node: $node:ty,
+        set_node: |$b:ident, $n:ident| $set_node:expr,
+        ids: [$($tag:ident => $next:ident, $fill:ident),+], tags: $min:ident..=$max:ident
+    ) => {
+        $(#[$meta])*
+        #[wasm_bindgen]
+        pub struct $js($inner);
+
+        #[wasm_bindgen]
+        impl $js {
+            /// A clock of `node` (a random one if none), drift code
+            /// `drift`, counting down if `inverse`; `restore` continues
+            /// after a snapshot. `undefined` on error ([`take_error`]).
+            pub fn make(
+                node: Option<$node>,
+                drift: u8,
+                inverse: bool,
+                restore: Option<u64>,
+                t_ms: f64,
+            ) -> Option<$js> {
+                set_time(t_ms);
+                ok((|| {
+                    let d = <$drift>::new(drift)?;
+                    let mut $b = <$inner>::builder().time(js_time).drift(d);
+                    if let Some($n) = node {
+                        $b = $set_node;
+                    }
+                    if inverse {
+                        $b = $b.inverse();
+                    }
+                    if let Some(s) = restore {
+                        $b = $b.restore(guid::Snapshot::try_from(s)?);
+                    }
+                    Ok($js($b.build()))
+                })())
+            }
+
+            /// A new id of `tag` to the out words ([`out_ptr`]): 0, or -1
+            /// with the error kept.
+            pub fn next(&self, tag: u32, t_ms: f64) -> i32 {
+                set_time(t_ms);
+                match tag {
+                    $($tag => issue(&self.0, <$inner>::$next),)+
+                    tag => fail(bad_tag(tag, $min, $max)),
+                }
+            }
+
+            /// `n` ids of `tag` into the batch buffer; its address, or
+            /// null with the error kept.
+            pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
+                set_time(t_ms);
+                match tag {
+                    $($tag => batch(&self.0, n, <$inner>::$fill),)+
+                    tag => {
+                        fail(bad_tag(tag, $min, $max));
+                        std::ptr::null()
+                    }
+                }
+            }
+
+            /// The node.
+            pub fn node(&self) -> $node {
+                self.0.node()
+            }
+
+            /// The drift code.
+            pub fn drift(&self) -> u32 {
+                self.0.drift().code().into()
+            }
+
+            /// The state after the last id ([`guid::Snapshot`]).
+            pub fn snapshot(&self) -> u64 {
+                self.0.snapshot().into()
+            }
+        }
+    };
+}
+
+clock_class!(
+    /// A v2 clock ([`guid::Clock`]).
+    ClockV2(guid::Clock), drift: guid::Drift, node: u32,
+    set_node: |b, n| b.node(n),
+    ids: [GUID => try_g, try_fill, LUID => try_l, try_fill_l], tags: GUID..=LUID
+);
+
+clock_class!(
+    /// A v3 clock ([`v3::Clock`]), of a 58-bit node.
+    ClockV3(v3::Clock), drift: v3::Drift, node: u64,
+    set_node: |b, n| b.node(n)?,
+    ids: [V3_GUID => try_g, try_fill, V3_LUID => try_l, try_fill_l, XUID => try_x, try_fill_x],
+    tags: V3_GUID..=XUID
+);
 
 #[wasm_bindgen]
 impl ClockV2 {
-    /// A clock of `node` (a random one if none), drift code `drift`,
-    /// counting down if `inverse`; `restore` continues after a snapshot.
-    /// `undefined` on error ([`take_error`]).
-    pub fn make(
-        node: Option<u32>,
-        drift: u8,
-        inverse: bool,
-        restore: Option<u64>,
-        t_ms: f64,
-    ) -> Option<ClockV2> {
-        set_time(t_ms);
-        ok((|| {
-            let d = guid::Drift::new(drift)?;
-            let mut b = guid::Clock::builder().time(js_time).drift(d);
-            if let Some(n) = node {
-                b = b.node(n);
-            }
-            if inverse {
-                b = b.inverse();
-            }
-            if let Some(s) = restore {
-                b = b.restore(guid::Snapshot::try_from(s)?);
-            }
-            Ok(ClockV2(b.build()))
-        })())
-    }
-
-    /// A new global id to the out words ([`out_ptr`]): 0, or -1 with
-    /// the error kept.
-    pub fn g(&self, t_ms: f64) -> i32 {
-        set_time(t_ms);
-        issue(&self.0, guid::Clock::try_g)
-    }
-
-    /// A new local id to the out words ([`out_ptr`]): 0 or -1.
-    pub fn l(&self, t_ms: f64) -> i32 {
-        set_time(t_ms);
-        issue(&self.0, guid::Clock::try_l)
-    }
-
-    /// `n` global ids (`local`: local ids) into the batch buffer; its
-    /// address, or null with the error kept.
-    pub fn fill(&self, n: usize, local: bool, t_ms: f64) -> *const u8 {
-        set_time(t_ms);
-        if local {
-            batch(&self.0, n, guid::Clock::try_fill_l)
-        } else {
-            batch(&self.0, n, guid::Clock::try_fill)
-        }
-    }
-
-    /// The node.
-    pub fn node(&self) -> u32 {
-        self.0.node()
-    }
-
-    /// The drift code.
-    pub fn drift(&self) -> u32 {
-        self.0.drift().code().into()
-    }
-
-    /// The state after the last id ([`guid::Snapshot`]).
-    pub fn snapshot(&self) -> u64 {
-        self.0.snapshot().into()
-    }
-
     /// The global id of one of this clock's local ids (`from_l64`) to
     /// the out words ([`out_ptr`]): 0 or -1.
     pub fn from_local(&self, w0: u32, w1: u32) -> i32 {
@@ -1002,82 +1032,8 @@ impl ClockV2 {
     }
 }
 
-/// A v3 clock ([`v3::Clock`]) reading the time the calls pass.
-#[wasm_bindgen]
-pub struct ClockV3(v3::Clock);
-
 #[wasm_bindgen]
 impl ClockV3 {
-    /// A clock of `node` (58 bits; a random one if none), drift code
-    /// `drift`, counting down if `inverse`; `restore` continues after a
-    /// snapshot. `undefined` on error ([`take_error`]).
-    pub fn make(
-        node: Option<u64>,
-        drift: u8,
-        inverse: bool,
-        restore: Option<u64>,
-        t_ms: f64,
-    ) -> Option<ClockV3> {
-        set_time(t_ms);
-        let built = (|| {
-            let d = v3::Drift::new(drift)?;
-            let mut b = v3::Clock::builder().time(js_time).drift(d);
-            if let Some(n) = node {
-                b = b.node(n)?;
-            }
-            if inverse {
-                b = b.inverse();
-            }
-            if let Some(s) = restore {
-                b = b.restore(guid::Snapshot::try_from(s)?);
-            }
-            Ok::<_, Error>(b.build())
-        })();
-        ok(built).map(ClockV3)
-    }
-
-    /// A new id of `tag` ([`V3_GUID`], [`V3_LUID`] or [`XUID`]) to the
-    /// out words ([`out_ptr`]): 0, or -1 with the error kept.
-    pub fn next(&self, tag: u32, t_ms: f64) -> i32 {
-        set_time(t_ms);
-        match tag {
-            V3_GUID => issue(&self.0, v3::Clock::try_g),
-            V3_LUID => issue(&self.0, v3::Clock::try_l),
-            XUID => issue(&self.0, v3::Clock::try_x),
-            tag => fail(bad_tag(tag, V3_GUID, XUID)),
-        }
-    }
-
-    /// `n` ids of `tag` into the batch buffer; its address, or null with
-    /// the error kept.
-    pub fn fill(&self, tag: u32, n: usize, t_ms: f64) -> *const u8 {
-        set_time(t_ms);
-        match tag {
-            V3_GUID => batch(&self.0, n, v3::Clock::try_fill),
-            V3_LUID => batch(&self.0, n, v3::Clock::try_fill_l),
-            XUID => batch(&self.0, n, v3::Clock::try_fill_x),
-            tag => {
-                fail(bad_tag(tag, V3_GUID, XUID));
-                std::ptr::null()
-            }
-        }
-    }
-
-    /// The node.
-    pub fn node(&self) -> u64 {
-        self.0.node()
-    }
-
-    /// The drift code.
-    pub fn drift(&self) -> u32 {
-        self.0.drift().code().into()
-    }
-
-    /// The state after the last id ([`guid::Snapshot`]).
-    pub fn snapshot(&self) -> u64 {
-        self.0.snapshot().into()
-    }
-
     /// The id (an [`XUID`] if `xuid`, else a [`V3_GUID`]) of one of this
     /// clock's local ids to the out words ([`out_ptr`]): 0 or -1.
     pub fn from_local(&self, xuid: bool, w0: u32, w1: u32) -> i32 {
@@ -1354,10 +1310,10 @@ mod tests {
     /// the errors (empty where a call made its id).
     fn refusals(v2: &ClockV2, v3c: &ClockV3) -> Vec<&'static str> {
         let calls: [&dyn Fn() -> bool; 10] = [
-            &|| v2.g(f64::NAN) == -1,
-            &|| v2.l(f64::NAN) == -1,
-            &|| v2.fill(2, false, f64::NAN).is_null(),
-            &|| v2.fill(2, true, f64::NAN).is_null(),
+            &|| v2.next(GUID, f64::NAN) == -1,
+            &|| v2.next(LUID, f64::NAN) == -1,
+            &|| v2.fill(GUID, 2, f64::NAN).is_null(),
+            &|| v2.fill(LUID, 2, f64::NAN).is_null(),
             &|| v3c.next(V3_GUID, f64::NAN) == -1,
             &|| v3c.next(V3_LUID, f64::NAN) == -1,
             &|| v3c.next(XUID, f64::NAN) == -1,
@@ -1414,6 +1370,37 @@ mod tests {
         assert_eq!(unsafe { waitpid(pid, &mut status, 0) }, pid);
         assert_eq!(status, 0, "every call refused with Forked in the child");
         assert_eq!(refusals(&v2, &v3c), [""; 10], "the parent goes on");
+    }
+
+    /// A clock's calls take the tags of its own generation's ids only: any
+    /// other is the call's error, never an id of another type.
+    #[test]
+    fn a_clock_refuses_the_tags_of_other_ids() {
+        let v2 = ClockV2::make(Some(1), 3, false, None, 1.7e12).unwrap();
+        let v3c = ClockV3::make(Some(1), 3, false, None, 1.7e12).unwrap();
+        let kept = || LAST_ERROR.with(|l| l.borrow_mut().take()).map(|e| e.kind());
+        let tag_error = |value: u32, min: u64, max: u64| {
+            Some(ErrorKind::Range {
+                name: "tag",
+                value: value.into(),
+                min,
+                max,
+            })
+        };
+        for tag in [V3_GUID, XUID, SNO, 99] {
+            assert_eq!(v2.next(tag, f64::NAN), -1);
+            assert_eq!(kept(), tag_error(tag, 0, 1));
+            assert!(v2.fill(tag, 2, f64::NAN).is_null());
+            assert_eq!(kept(), tag_error(tag, 0, 1));
+        }
+        for tag in [GUID, LUID, SNO, 99] {
+            assert_eq!(v3c.next(tag, f64::NAN), -1);
+            assert_eq!(kept(), tag_error(tag, 2, 4));
+            assert!(v3c.fill(tag, 2, f64::NAN).is_null());
+            assert_eq!(kept(), tag_error(tag, 2, 4));
+            assert_eq!(v3c.from_time(tag, 1_700_000_000_000_000_000), -1);
+            assert_eq!(kept(), tag_error(tag, 2, 4));
+        }
     }
 
     #[test]
