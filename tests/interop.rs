@@ -347,6 +347,11 @@ fn symbol(b: u8) -> u8 {
     SORTABLE.iter().position(|&c| c == b).unwrap_or(0) as u8
 }
 
+/// The string Go's JSON decoder reads as a global id: one `*` dropped.
+fn unstarred(v: &str) -> &str {
+    v.strip_prefix('*').unwrap_or(v)
+}
+
 /// The string inside a JSON input, when it is one.
 fn json_str(s: &[u8]) -> Option<String> {
     serde_json::from_slice::<String>(s).ok()
@@ -384,6 +389,12 @@ const DIFFERENCES: &[Difference] = &[
         applies: |s| symbol(s[0]) & 0xe == 0,
     },
     Difference {
+        form: "strl",
+        go_reads: false,
+        name: "local string in Go's JSON form, `*` and a global string: read here (its node dropped, as Go's JSON decoder does); Go's FromStringL takes 16 bytes only",
+        applies: |s| s.len() == 17 && s[0] == b'*',
+    },
+    Difference {
         form: "bytes",
         go_reads: true,
         name: "bytes of drift code 0 (a first byte below 0x20)",
@@ -405,9 +416,7 @@ const DIFFERENCES: &[Difference] = &[
         form: "json",
         go_reads: true,
         name: "JSON string: bytes outside the alphabet, read by Go as 0",
-        applies: |s| {
-            json_str(s).is_some_and(|v| outside(v.trim_start_matches('*').as_bytes(), SORTABLE))
-        },
+        applies: |s| json_str(s).is_some_and(|v| outside(unstarred(&v).as_bytes(), SORTABLE)),
     },
     Difference {
         form: "json",
@@ -415,7 +424,7 @@ const DIFFERENCES: &[Difference] = &[
         name: "JSON string of drift code 0, or a local id's of a global string of code 0",
         applies: |s| {
             json_str(s).is_some_and(|v| {
-                v.trim_start_matches('*')
+                unstarred(&v)
                     .bytes()
                     .next()
                     .is_some_and(|b| symbol(b) >> 3 == 0)
