@@ -558,9 +558,16 @@ fn ours_v2(form: &str, input: &[u8]) -> Option<u128> {
         "base62" => (Guid::from_base62(input).map(Guid::to_u128))
             .or_else(|_| Luid::from_base62(input).map(|l| l.to_u64().into()))
             .ok(),
-        "json" => (serde_json::from_slice::<Guid>(input).map(Guid::to_u128))
-            .or_else(|_| serde_json::from_slice::<Luid>(input).map(|l| l.to_u64().into()))
-            .ok(),
+        // Go's one type reads a local id where the string starts with `*`
+        // and a global one otherwise: the type to read into here.
+        "json" if json_str(input).is_some_and(|v| v.starts_with('*')) => {
+            serde_json::from_slice::<Luid>(input)
+                .ok()
+                .map(|l| l.to_u64().into())
+        }
+        "json" => serde_json::from_slice::<Guid>(input)
+            .ok()
+            .map(Guid::to_u128),
         _ => unreachable!(),
     }
 }
