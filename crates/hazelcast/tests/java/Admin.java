@@ -1,0 +1,44 @@
+// Hazelcast's own Java client, for the tests: reads or destroys the map
+// of the leases as any operator's tool would.
+//
+//   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS entries MAP
+//     (each key=value, the value read by the key)
+//   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS get MAP KEY
+//   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS destroy MAP
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import java.util.TreeMap;
+
+public class Admin {
+    public static void main(String[] args) {
+        ClientConfig config = new ClientConfig();
+        config.setClusterName(args[0]);
+        config.getNetworkConfig().addAddress(args[1]);
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+        try {
+            IMap<String, String> map = client.getMap(args[3]);
+            switch (args[2]) {
+                case "entries":
+                    // Each read again by its key, from its partition: a
+                    // key stored in another partition reads as null.
+                    for (var e : new TreeMap<>(map).entrySet()) {
+                        System.out.println(e.getKey() + "=" + map.get(e.getKey()));
+                    }
+                    break;
+                case "get":
+                    System.out.println(map.get(args[4]));
+                    break;
+                case "destroy":
+                    map.destroy();
+                    break;
+                default:
+                    throw new IllegalArgumentException(args[2]);
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+}

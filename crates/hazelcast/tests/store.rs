@@ -1,0 +1,129 @@
+//! The store against real Hazelcast members: claims, renewals, fences and
+//! releases; the records as Hazelcast's own client reads them; members
+//! that crash with and without backups; the map destroyed; a wrong cluster
+//! name or no member at all.
+
+mod support;
+
+use std::time::Duration;
+
+use kguid_hazelcast::{Client, Config, Error, HazelcastStore};
+use kguid_lease::store::{Claim, Claimed, Fence, FenceWrite, Held, Renewal, Store};
+use support::{Cluster, Setup};
+
+fn store(cluster: &Cluster) -> HazelcastStore {
+    let mut config = Config::new(cluster.addresses());
+    config.cluster = cluster.name.clone();
+    config.timeout = Duration::from_secs(5);
+    HazelcastStore::new(Client::new(config).expect("client"))
+}
+
+const TTL: Duration = Duration::from_secs(10);
+
+async fn claim(store: &HazelcastStore, prefix: &str, first: u32, last: u32) -> Claimed {
+    match store.claim(prefix, first, last, TTL, "test").await.expect("claim") {
+        Claim::Held(claimed) => claimed,
+        Claim::Full { .. } => panic!("full"),
+    }
+}
+
+fn held(prefix: &str, claimed: &Claimed) -> Held {
+    Held {
+        prefix: prefix.into(),
+        holder: "test".into(),
+        node: claimed.node,
+        token: claimed.token,
+    }
+}
+
+/// Claims take the lowest free node ids; only the holder renews, fences
+/// and releases; a released id is taken again, after the horizon its
+/// holder left; Hazelcast's own client reads the records where this
+/// client put them (each key on its partition).
+#[tokio::test(flavor = "multi_thread")]
+async fn claims_renewals_fences_and_releases_keep_their_contracts() {
+    let Some(cluster) = Cluster::start(Setup::new(3)) else {
+        return;
+    };
+    let store = store(&cluster);
+    let a = claim(&store, "fleet", 0, 3).await;
+    let b = claim(&store, "fleet", 0, 3).await;
+    assert_eq!((a.node, b.node), (0, 1));
+    assert_ne!(a.token, b.token);
+    assert_eq!(a.fence, Fence { version: 1, horizon: 0 });
+    assert!(a.quiet > Duration::ZERO, "no fence yet: a quiet");
+    let (ha, hb) = (held("fleet", &a), held("fleet", &b));
+
+    assert_eq!(store.renew(&ha).await.unwrap(), Renewal::Alive(TTL));
+    let stored = store.fence(&ha, a.fence, 1_000).await.unwrap();
+    let FenceWrite::Stored(fence) = stored else {
+        panic!("{stored:?}")
+    };
+    assert_eq!(fence, Fence { version: 2, horizon: 1_000 });
+    // The same write again: the fence moved on since.
+    assert_eq!(
+        store.fence(&ha, a.fence, 2_000).await.unwrap(),
+        FenceWrite::Moved(fence)
+    );
+    let not_a = Held { token: b.token, ..ha.clone() };
+    assert_eq!(store.renew(&not_a).await.unwrap(), Renewal::Gone);
+    assert_eq!(store.fence(&not_a, fence, 5).await.unwrap(), FenceWrite::Lost);
+    store.release(&not_a).await.unwrap();
+
+    let entries = cluster.admin(&["entries", kguid_hazelcast::MAP]);
+    let lines: Vec<&str> = entries.lines().collect();
+    assert_eq!(lines.len(), 4, "{entries}");
+    assert!(
+        lines.contains(&format!("fleet/fence/0=version 2 horizon 1000 owner {:016x}", a.token).as_str()),
+        "{entries}"
+    );
+    assert!(
+        lines.contains(&format!("fleet/claim/1=token {:016x} ttl 10000 holder test", b.token).as_str()),
+        "{entries}"
+    );
+
+    store.release(&ha).await.unwrap();
+    assert_eq!(store.renew(&ha).await.unwrap(), Renewal::Gone);
+    let again = claim(&store, "fleet", 0, 3).await;
+    assert_eq!(again.node, 0);
+    assert_eq!(again.fence, Fence { version: 3, horizon: 1_000 });
+    assert_eq!(again.quiet, Duration::ZERO, "the fence was there");
+    // The earlier holder's late write finds the fence taken over.
+    assert_eq!(store.fence(&ha, fence, 9_000).await.unwrap(), FenceWrite::Lost);
+    store.release(&hb).await.unwrap();
+}
+
+/// A full range answers `Full`; a claim that expires frees its id.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_range_refuses_until_a_claim_expires() {
+    let Some(cluster) = Cluster::start(Setup::new(1)) else {
+        return;
+    };
+    let store = store(&cluster);
+    let short = Duration::from_millis(1_500);
+    let first = store.claim("p", 5, 5, short, "a").await.unwrap();
+    assert!(matches!(first, Claim::Held(ref c) if c.node == 5));
+    assert!(matches!(store.claim("p", 5, 5, short, "b").await.unwrap(), Claim::Full { .. }));
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert!(matches!(store.claim("p", 5, 5, short, "b").await.unwrap(), Claim::Held(_)));
+}
+
+/// A wrong cluster name is refused at once, naming it; no member at the
+/// address is `Unreachable`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_cluster_or_no_member_fails_at_once() {
+    let Some(cluster) = Cluster::start(Setup::new(1)) else {
+        return;
+    };
+    let mut config = Config::new(cluster.addresses());
+    config.cluster = "not-this-one".into();
+    let e = Client::new(config).unwrap().connect().await.unwrap_err();
+    assert!(matches!(e, Error::Refused { .. }), "{e}");
+    assert!(e.to_string().contains("wrong cluster name"), "{e}");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let e = Client::new(Config::new([address])).unwrap().connect().await.unwrap_err();
+    assert!(matches!(e, Error::Unreachable { .. }), "{e}");
+}
