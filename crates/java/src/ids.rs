@@ -1,0 +1,469 @@
+//! The id types' codecs and parts. Every entry point takes the type's code
+//! (`Native.GUID` ... `Native.SNO`) and a value as (`hi`, `lo`), and
+//! dispatches to the crate's `Id` implementation of that type.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use guid::sno::Sno;
+use guid::{Id, v3};
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JClass, JLongArray};
+use jni::sys::{jbyteArray, jint, jlong, jstring};
+
+use crate::{Fail, Res, part, run};
+
+const GUID: jint = 0;
+const LUID: jint = 1;
+const V3_GUID: jint = 2;
+const V3_LUID: jint = 3;
+const XUID: jint = 4;
+const SNO: jint = 5;
+
+/// The value of (`hi`, `lo`).
+pub fn join(hi: jlong, lo: jlong) -> u128 {
+    u128::from(hi as u64) << 64 | u128::from(lo as u64)
+}
+
+/// (`hi`, `lo`) of a value.
+pub fn split(v: u128) -> [jlong; 2] {
+    [(v >> 64) as u64 as jlong, v as u64 as jlong]
+}
+
+/// Writes (`hi`, `lo`) of `v` into `out[0..2]`.
+pub fn put(env: &mut JNIEnv<'_>, out: &JLongArray<'_>, v: u128) -> Res<()> {
+    env.set_long_array_region(out, 0, &split(v))?;
+    Ok(())
+}
+
+/// The bytes of a Java `byte[]`.
+pub fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>) -> Res<Vec<u8>> {
+    Ok(env.convert_byte_array(b)?)
+}
+
+/// Runs `$body` with `$I` the crate's type of the code `$t`, for the five
+/// types that implement `Id`; `$sno` for sno's.
+macro_rules! by_type {
+    ($t:expr, $I:ident => $body:expr, sno => $sno:expr) => {
+        match $t {
+            GUID => {
+                type $I = guid::Guid;
+                $body
+            }
+            LUID => {
+                type $I = guid::Luid;
+                $body
+            }
+            V3_GUID => {
+                type $I = v3::Guid;
+                $body
+            }
+            V3_LUID => {
+                type $I = v3::Luid;
+                $body
+            }
+            XUID => {
+                type $I = v3::Xuid;
+                $body
+            }
+            SNO => $sno,
+            _ => Err(Fail::State("unknown id type")),
+        }
+    };
+}
+
+/// The id of type `I` of a value the Java side holds.
+fn value<I: Id>(hi: jlong, lo: jlong) -> Res<I> {
+    Ok(I::from_u128(join(hi, lo))?)
+}
+
+fn sno(hi: jlong, lo: jlong) -> Res<Sno> {
+    Ok(Sno::from_u128(join(hi, lo))?)
+}
+
+/// The crate's text reader of the type (what its `FromStr` reads).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_parse<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    s: JByteArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let s = bytes(env, &s)?;
+        let v = by_type!(t, I => Ok(I::parse_bytes(&s)?.to_u128()), sno => Ok(Sno::parse_bytes(&s)?.to_u128()))?;
+        put(env, &out, v)
+    })
+}
+
+/// The crate's base62 reader of the type.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_fromBase62<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    s: JByteArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let s = bytes(env, &s)?;
+        let v = by_type!(t, I => Ok(I::from_base62(&s)?.to_u128()), sno => Err(Fail::State("sno has no base62")))?;
+        put(env, &out, v)
+    })
+}
+
+/// The id of exactly the type's length of big-endian bytes.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_fromBytes<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    b: JByteArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let b = bytes(env, &b)?;
+        let v = by_type!(t, I => Ok(I::from_slice(&b)?.to_u128()), sno => Ok(Sno::from_slice(&b)?.to_u128()))?;
+        put(env, &out, v)
+    })
+}
+
+/// Checks that (`hi`, `lo`) is an id of the type (the crate's
+/// `from_u128`), or throws its error.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_check<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+) {
+    run(
+        &mut env,
+        |_| by_type!(t, I => value::<I>(hi, lo).map(drop), sno => sno(hi, lo).map(drop)),
+    )
+}
+
+/// The text form (`Display`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_string<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+) -> jstring {
+    run(&mut env, |env| {
+        let mut buf = [0u8; 36];
+        let s: &str = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode(&mut buf)), sno => {
+            let mut b16 = [0u8; 16];
+            let n = sno(hi, lo)?.encode(&mut b16).len();
+            buf[..n].copy_from_slice(&b16[..n]);
+            Ok(std::str::from_utf8(&buf[..n]).map_err(|_| Fail::State("sno text"))?)
+        })?;
+        Ok(env.new_string(s)?.into_raw())
+    })
+}
+
+/// The base62 string.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_base62<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+) -> jstring {
+    run(&mut env, |env| {
+        let mut buf = [0u8; 22];
+        let s: &str = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode_base62(&mut buf)), sno => Err(Fail::State("sno has no base62")))?;
+        Ok(env.new_string(s)?.into_raw())
+    })
+}
+
+/// The parts into `out`: the time in Unix nanoseconds, the node, the
+/// sequence and the drift code; for sno: the time, the partition, the
+/// sequence, the metabyte, the tick-tock bit and the time in sno's units.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_parts<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let parts: [u64; 6] = by_type!(t, I => {
+            let id = value::<I>(hi, lo)?;
+            Ok([id.time(), id.node(), id.seq().into(), Into::<u8>::into(id.drift()).into(), 0, 0])
+        }, sno => {
+            let id = sno(hi, lo)?;
+            Ok([id.unix_ns(), id.partition().into(), id.sequence().into(), id.meta().into(), id.tick().into(), id.units()])
+        })?;
+        env.set_long_array_region(&out, 0, &parts.map(|p| p as jlong))?;
+        Ok(())
+    })
+}
+
+/// The id of its parts (the crate's `from_parts`; sno's `compose`, with
+/// `drift` its metabyte and `tick` its tick-tock bit).
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_kguid_Native_compose<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    node: jlong,
+    time_ns: jlong,
+    seq: jlong,
+    drift: jint,
+    tick: jint,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let v = by_type!(t, I => {
+            let max_node = if I::NODE_BITS == 0 { 0 } else { u64::MAX >> (64 - I::NODE_BITS) };
+            let node: u64 = part("node", node, max_node)?;
+            let seq: u16 = part("seq", seq, 0x3fff)?;
+            let drift = <I as Id>::Drift::try_from(part::<u8>("drift code", drift.into(), 255)?)?;
+            Ok(I::from_parts(node, time_ns as u64, seq, drift)?.to_u128())
+        }, sno => {
+            let partition: u16 = part("partition", node, u16::MAX.into())?;
+            let sequence: u16 = part("sequence", seq, u16::MAX.into())?;
+            let meta: u8 = part("meta", drift.into(), u8::MAX.into())?;
+            Ok(Sno::compose(time_ns as u64, tick != 0, meta, partition, sequence)?.to_u128())
+        })?;
+        put(env, &out, v)
+    })
+}
+
+/// The local id of an id (drift, time and sequence: the node dropped).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_toL64<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+) -> jlong {
+    run(
+        &mut env,
+        |_| by_type!(t, I => Ok(value::<I>(hi, lo)?.to_l64().to_u128() as u64 as jlong), sno => Err(Fail::State("sno has no local id"))),
+    )
+}
+
+/// The global (or, for `XUID`, 128-bit) id of a local id and a node.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_fromL64<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    local: jlong,
+    node: jlong,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let local = local as u64;
+        let v = match t {
+            GUID => {
+                let l = guid::Luid::from_u64(local)?;
+                guid::Guid::from_l64(l, part("node", node, u32::MAX.into())?).to_u128()
+            }
+            V3_GUID => {
+                let l = v3::Luid::from_u64(local);
+                v3::Guid::from_l64(l, part("node", node, u32::MAX.into())?).to_u128()
+            }
+            XUID => {
+                let l = v3::Luid::from_u64(local);
+                v3::Xuid::from_l64(l, part("node", node, v3::node::MAX)?)?.to_u128()
+            }
+            _ => return Err(Fail::State("no global id of this type")),
+        };
+        put(env, &out, v)
+    })
+}
+
+/// The smallest local id at a time (v2: `Luid::from_time`), for range
+/// queries.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_luidFromTime<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    time_ns: jlong,
+    drift: jint,
+) -> jlong {
+    run(&mut env, |_| {
+        let drift = guid::Drift::try_from(part::<u8>("drift code", drift.into(), 255)?)?;
+        let t = UNIX_EPOCH + Duration::from_nanos(time_ns as u64);
+        Ok(guid::Luid::from_time(t, drift).to_u64() as jlong)
+    })
+}
+
+/// Conversions between types: `op` 0 v2 global to v3 global, 1 v2 local
+/// to v3 local, 2 v3 global to 128-bit, 3 128-bit to v3 global.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_convert<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    op: jint,
+    hi: jlong,
+    lo: jlong,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let v = match op {
+            0 => v3::Guid::from_v2(value(hi, lo)?).to_u128(),
+            1 => v3::Luid::from_v2(value(hi, lo)?).to_u128(),
+            2 => v3::Xuid::from(value::<v3::Guid>(hi, lo)?).to_u128(),
+            3 => v3::Guid::try_from(value::<v3::Xuid>(hi, lo)?)?.to_u128(),
+            _ => return Err(Fail::State("unknown conversion")),
+        };
+        put(env, &out, v)
+    })
+}
+
+/// v3's global id of a v2 id's text (`form` 0) or base62 (`form` 1).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_v3FromV2Text<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    form: jint,
+    s: JByteArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let s = bytes(env, &s)?;
+        let id = match form {
+            0 => v3::Guid::from_v2_str(&s)?,
+            _ => v3::Guid::from_v2_base62(&s)?,
+        };
+        put(env, &out, id.to_u128())
+    })
+}
+
+/// The value cut into `n`-bit cells from the top (Go's `Split`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_split<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+    n: jint,
+) -> jbyteArray {
+    run(&mut env, |env| {
+        let n: u32 = part("cell width", n.into(), u32::MAX.into())
+            .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
+        let cells = by_type!(t, I => Ok(value::<I>(hi, lo)?.split(n)?), sno => Err(Fail::State("sno has no cells")))?;
+        Ok(env.byte_array_from_slice(&cells)?.into_raw())
+    })
+}
+
+/// Cells of `split` put back together (Go's `Fold`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_fold<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    n: jint,
+    cells: JByteArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let n: u32 = part("cell width", n.into(), u32::MAX.into())
+            .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
+        let cells = bytes(env, &cells)?;
+        let v = by_type!(t, I => Ok(I::fold(n, &cells)?.to_u128()), sno => Err(Fail::State("sno has no cells")))?;
+        put(env, &out, v)
+    })
+}
+
+/// Go's `Diff` of two ids of one type.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_diff<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    a: JLongArray<'l>,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let mut v = [0; 4];
+        env.get_long_array_region(&a, 0, &mut v)?;
+        let d = match t {
+            GUID => value::<guid::Guid>(v[0], v[1])?
+                .diff(&value(v[2], v[3])?)
+                .to_u128(),
+            LUID => value::<guid::Luid>(v[0], v[1])?
+                .diff(&value(v[2], v[3])?)
+                .to_u128(),
+            V3_GUID => value::<v3::Guid>(v[0], v[1])?
+                .diff(&value(v[2], v[3])?)
+                .to_u128(),
+            V3_LUID => value::<v3::Luid>(v[0], v[1])?
+                .diff(&value(v[2], v[3])?)
+                .to_u128(),
+            XUID => value::<v3::Xuid>(v[0], v[1])?
+                .diff(&value(v[2], v[3])?)
+                .to_u128(),
+            _ => return Err(Fail::State("no diff of this type")),
+        };
+        put(env, &out, d)
+    })
+}
+
+/// A drift's code of a generation (2 or 3) for a signed skew in
+/// nanoseconds (Go's `time.Duration`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_driftFromNanos<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    generation: jint,
+    ns: jlong,
+) -> jint {
+    run(&mut env, |_| {
+        Ok(match generation {
+            2 => guid::Drift::from_nanos(ns).code(),
+            _ => v3::Drift::from_nanos(ns).code(),
+        }
+        .into())
+    })
+}
+
+/// A drift's window in nanoseconds; throws for a code the generation
+/// does not have.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_driftWindow<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    generation: jint,
+    code: jint,
+) -> jlong {
+    run(&mut env, |_| {
+        let code: u8 = part("drift code", code.into(), 255)?;
+        let window = match generation {
+            2 => guid::Drift::new(code)?.window(),
+            _ => v3::Drift::new(code)?.window(),
+        };
+        Ok(guid::nanos(window) as jlong)
+    })
+}
+
+/// The node id a name gives (what `CONFIG_GUID_NODE_ID` does).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_nodeFromName<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    generation: jint,
+    name: JByteArray<'l>,
+) -> jlong {
+    run(&mut env, |env| {
+        let name = bytes(env, &name)?;
+        let name = String::from_utf8_lossy(&name);
+        Ok(match generation {
+            2 => guid::node::from_name(&name).into(),
+            _ => v3::node::from_name(&name) as jlong,
+        })
+    })
+}

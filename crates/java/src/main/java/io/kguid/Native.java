@@ -1,0 +1,345 @@
+package io.kguid;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ObjectStreamException;
+import java.io.Serializable;
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The JNI entry points of the native library, and its loading: the
+ * library's internals, public only so that the subpackages reach them.
+ * Not an API: its handle and address arguments are trusted, and a wrong
+ * one is undefined behaviour. Use the id types and clocks instead.
+ *
+ * <p>At class initialisation the library is loaded from the path in the
+ * system property {@code kguid.library} if set, or else unpacked from the
+ * jar ({@code io/kguid/native/<os>-<arch>/libkguid_java.so}) into a
+ * private temporary file and loaded from there.
+ */
+public final class Native {
+    private Native() {}
+
+    /** Type code of {@link Guid}. */
+    public static final int GUID = 0;
+    /** Type code of {@link Luid}. */
+    public static final int LUID = 1;
+    /** Type code of {@link io.kguid.v3.Guid}. */
+    public static final int V3_GUID = 2;
+    /** Type code of {@link io.kguid.v3.Luid}. */
+    public static final int V3_LUID = 3;
+    /** Type code of {@link io.kguid.v3.Xuid}. */
+    public static final int XUID = 4;
+    /** Type code of {@link Sno}. */
+    public static final int SNO = 5;
+
+    /** The platform directory of the running JVM, e.g. {@code linux-x86_64}. */
+    public static final String PLATFORM = platform();
+
+    static {
+        load();
+    }
+
+    private static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        String o = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos" : os.startsWith("windows") ? "windows" : os;
+        String a = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("arm64") ? "aarch64" : arch;
+        return o + "-" + a;
+    }
+
+    private static void load() {
+        String path = System.getProperty("kguid.library");
+        if (path != null && !path.isEmpty()) {
+            System.load(new File(path).getAbsolutePath());
+            return;
+        }
+        String name = PLATFORM.startsWith("windows") ? "kguid_java.dll" : PLATFORM.startsWith("macos") ? "libkguid_java.dylib" : "libkguid_java.so";
+        String resource = "/io/kguid/native/" + PLATFORM + "/" + name;
+        try (InputStream in = Native.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new UnsatisfiedLinkError("kguid: no native library for " + PLATFORM + " in the jar (" + resource + "); this jar carries linux-x86_64");
+            }
+            Path file;
+            try {
+                // Owner-only: no other user can swap the file before it is loaded.
+                file = Files.createTempFile("kguid-", "-" + name, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (UnsupportedOperationException e) {
+                file = Files.createTempFile("kguid-", "-" + name);
+            }
+            try {
+                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                System.load(file.toAbsolutePath().toString());
+            } finally {
+                // A loaded library stays mapped; the name is not needed any more.
+                if (!file.toFile().delete()) {
+                    file.toFile().deleteOnExit();
+                }
+            }
+        } catch (IOException e) {
+            UnsatisfiedLinkError err = new UnsatisfiedLinkError("kguid: cannot unpack the native library: " + e);
+            err.initCause(e);
+            throw err;
+        }
+    }
+
+    // ---- codecs (Native.GUID ... Native.SNO; values as hi, lo) ----
+
+    /** The UTF-8 bytes of text, as the crate reads them. */
+    public static byte[] utf8(CharSequence s) {
+        return s.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Parses the type's text form into {@code out[0..2]}. */
+    public static native void parse(int type, byte[] s, long[] out);
+    /** Parses the type's base62 form into {@code out[0..2]}. */
+    public static native void fromBase62(int type, byte[] s, long[] out);
+    /** Reads the type's bytes into {@code out[0..2]}. */
+    public static native void fromBytes(int type, byte[] b, long[] out);
+    /** Throws unless (hi, lo) is an id of the type. */
+    public static native void check(int type, long hi, long lo);
+    /** The text form. */
+    public static native String string(int type, long hi, long lo);
+    /** The base62 form. */
+    public static native String base62(int type, long hi, long lo);
+    /** The parts into {@code out[0..6]}. */
+    public static native void parts(int type, long hi, long lo, long[] out);
+    /** The id of parts into {@code out[0..2]}. */
+    public static native void compose(int type, long node, long timeNs, long seq, int drift, int tick, long[] out);
+    /** The local id of an id. */
+    public static native long toL64(int type, long hi, long lo);
+    /** The global id of a local id and a node into {@code out[0..2]}. */
+    public static native void fromL64(int type, long local, long node, long[] out);
+    /** v2's smallest local id at a time. */
+    public static native long luidFromTime(long timeNs, int drift);
+    /** A conversion between types into {@code out[0..2]}. */
+    public static native void convert(int op, long hi, long lo, long[] out);
+    /** v3's global id of a v2 id's text (0) or base62 (1). */
+    public static native void v3FromV2Text(int form, byte[] s, long[] out);
+    /** Go's Split. */
+    public static native byte[] split(int type, long hi, long lo, int n);
+    /** Go's Fold into {@code out[0..2]}. */
+    public static native void fold(int type, int n, byte[] cells, long[] out);
+    /** Go's Diff of {@code ab = {a.hi, a.lo, b.hi, b.lo}} into {@code out[0..2]}. */
+    public static native void diff(int type, long[] ab, long[] out);
+    /** A drift code of a generation (2 or 3) for a signed skew. */
+    public static native int driftFromNanos(int generation, long ns);
+    /** A drift's window in nanoseconds. */
+    public static native long driftWindow(int generation, int code);
+    /** The node id of a name. */
+    public static native long nodeFromName(int generation, byte[] name);
+
+    // ---- clocks (handle 0: the process-wide clock of the generation) ----
+
+    /** Frees a handle. */
+    public static native void free(long handle);
+    /** A new clock of generation 2 or 3. */
+    public static native long clockNew(Object owner, int generation, long node, boolean fromEnv, int drift, int source, long mock, boolean inverse, long notBeforeNs);
+    /** A clock's node, drift, inverse, last time and snapshot into {@code out[0..5]}. */
+    public static native void clockInfo(Object owner, long handle, int generation, long[] out);
+    /** Throws unless the value is a clock snapshot. */
+    public static native void snapshotCheck(long snapshot);
+    /** A new wide id: low bits returned, high bits at {@code address}. */
+    public static native long g(Object owner, long handle, int type, long address);
+    /** A new local id. */
+    public static native long l(Object owner, long handle, int type);
+    /** A batch into a long[] (two longs an id for wide ids). */
+    public static native void fill(Object owner, long handle, int type, long[] out, int off, int n);
+    /** A batch of big-endian bytes into a direct buffer. */
+    public static native void fillBuffer(Object owner, long handle, int type, ByteBuffer buf, int off, int n);
+    /** The clock's global id of a local id into {@code out[0..2]}. */
+    public static native void clockFromL64(Object owner, long handle, int type, long local, long[] out);
+    /** The address of a direct buffer. */
+    public static native long address(ByteBuffer buf);
+    /** A mock time source. */
+    public static native long mockNew(long ns);
+    /** Moves a mock time source (0 set, 1 advance, 2 step back); its time. */
+    public static native long mockMove(Object owner, long handle, int op, long ns);
+    /** A sno generator. */
+    public static native long snoNew(Object owner, int partition, int seqMin, int seqMax, long mock);
+    /** A new sno id: low bits returned, high bits at {@code address}. */
+    public static native long snoNext(Object owner, long handle, int meta, long address);
+    /** A sno generator's settings into {@code out[0..4]}. */
+    public static native void snoInfo(Object owner, long handle, long[] out);
+    /** Throws unless the layout {time, node, seq, unitNs, epochNs} is valid. */
+    public static native void layoutCheck(long[] layout);
+    /** A flake id of parts. */
+    public static native long layoutCompose(long[] layout, long time, long node, long seq);
+    /** A flake id's parts and time into {@code out[0..4]}. */
+    public static native void layoutDecompose(long[] layout, long id, long[] out);
+    /** noeqd's node id. */
+    public static native long noeqdNode(long datacenter, long worker);
+    /** A flake clock. */
+    public static native long flakeNew(Object owner, long[] layout, long node, int source, long mock);
+    /** A new flake id. */
+    public static native long flakeNext(Object owner, long handle);
+    /** A batch of flake ids. */
+    public static native void flakeFill(Object owner, long handle, long[] out, int off, int n);
+    /** A flake clock's node. */
+    public static native long flakeNode(Object owner, long handle);
+
+    // ---- a thread's scratch for the high bits of a new id ----
+
+    /** A thread's 16-byte direct buffer and its address. */
+    public static final class Scratch {
+        /** The buffer, in the platform's byte order. */
+        public final ByteBuffer buf = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        /** Its address. */
+        public final long address = Native.address(buf);
+
+        Scratch() {}
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<Scratch>() {
+        @Override
+        protected Scratch initialValue() {
+            return new Scratch();
+        }
+    };
+
+    /** This thread's scratch. */
+    public static Scratch scratch() {
+        return SCRATCH.get();
+    }
+
+    // ---- handles freed once their owner is unreachable ----
+
+    private static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
+    private static final Set<Owned> LIVE = ConcurrentHashMap.newKeySet();
+
+    private static final class Owned extends PhantomReference<Object> {
+        final long handle;
+
+        Owned(Object owner, long handle) {
+            super(owner, QUEUE);
+            this.handle = handle;
+        }
+    }
+
+    static {
+        Thread t = new Thread(Native::reap, "kguid-cleaner");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static void reap() {
+        while (true) {
+            try {
+                release(QUEUE.remove());
+            } catch (InterruptedException e) {
+                return;
+            } catch (Throwable e) {
+                // Never let the cleaner die: a later handle would leak.
+            }
+        }
+    }
+
+    private static void release(Reference<?> r) {
+        if (r instanceof Owned && LIVE.remove(r)) {
+            free(((Owned) r).handle);
+        }
+    }
+
+    /**
+     * Ties a handle to its owner: freed once the owner is unreachable
+     * (no call can be using it then, since calls pass the owner along).
+     */
+    public static long own(Object owner, long handle) {
+        Reference<?> r;
+        while ((r = QUEUE.poll()) != null) {
+            release(r);
+        }
+        LIVE.add(new Owned(owner, handle));
+        return handle;
+    }
+
+    /** Handles not freed yet (for tests of the cleanup). */
+    public static int liveHandles() {
+        return LIVE.size();
+    }
+
+    // ---- serialization through the bytes ----
+
+    /** The serialized form of every id: its type code and bytes. */
+    public static final class Ser implements Serializable {
+        private static final long serialVersionUID = 1L;
+        /** The type code. */
+        private final int type;
+        /** The id's big-endian bytes. */
+        private final byte[] bytes;
+
+        /**
+         * The form of an id.
+         *
+         * @param type its type code
+         * @param bytes its bytes
+         */
+        public Ser(int type, byte[] bytes) {
+            this.type = type;
+            this.bytes = bytes;
+        }
+
+        private Object readResolve() throws ObjectStreamException {
+            try {
+                switch (type) {
+                    case GUID: return Guid.fromBytes(bytes);
+                    case LUID: return Luid.fromBytes(bytes);
+                    case V3_GUID: return io.kguid.v3.Guid.fromBytes(bytes);
+                    case V3_LUID: return io.kguid.v3.Luid.fromBytes(bytes);
+                    case XUID: return io.kguid.v3.Xuid.fromBytes(bytes);
+                    case SNO: return Sno.fromBytes(bytes);
+                    default: throw new java.io.InvalidObjectException("unknown kguid type " + type);
+                }
+            } catch (KguidException e) {
+                java.io.InvalidObjectException x = new java.io.InvalidObjectException(e.getMessage());
+                x.initCause(e);
+                throw x;
+            }
+        }
+    }
+
+    // ---- helpers of the value types ----
+
+    /** The big-endian bytes of (hi, lo), the last {@code n} of the 16. */
+    public static byte[] bytes(long hi, long lo, int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            int shift = 8 * (n - 1 - i);
+            b[i] = (byte) (shift >= 64 ? hi >>> (shift - 64) : lo >>> shift);
+        }
+        return b;
+    }
+
+    /** The {@link java.time.Instant} of Unix nanoseconds read as unsigned. */
+    public static java.time.Instant instant(long ns) {
+        long s = Long.divideUnsigned(ns, 1_000_000_000L);
+        long n = Long.remainderUnsigned(ns, 1_000_000_000L);
+        return java.time.Instant.ofEpochSecond(s, n);
+    }
+
+    /**
+     * Unix nanoseconds of an instant, as an unsigned 64-bit value (1970 to
+     * 2554, as the crate's times).
+     */
+    public static long nanos(java.time.Instant t) {
+        long s = t.getEpochSecond();
+        if (s < 0 || s > 18_446_744_072L) {
+            throw new IllegalArgumentException("time outside 1970..2554 (unsigned 64-bit nanoseconds): " + t);
+        }
+        // Wraps past 2262: the bits are the unsigned value.
+        return s * 1_000_000_000L + t.getNano();
+    }
+}

@@ -1,0 +1,313 @@
+package io.kguid;
+
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.Serializable;
+import java.time.Instant;
+
+/**
+ * The 80-bit id of muyo/sno: 39 bits of 4 ms units since 2010, a tick-tock
+ * bit, a metabyte, a 16-bit partition and a 16-bit sequence, byte for byte
+ * sno's, its 16-character base32 string as {@link #toString()}. Immutable;
+ * ordered by its bytes.
+ *
+ * <pre>{@code
+ * Sno id = Sno.now(0);                 // the process's generator, metabyte 0
+ * Sno.Generator g = Sno.generator().partition(7).build();
+ * Sno a = g.next(42);                  // a.meta() == 42, a.partition() == 7
+ * }</pre>
+ */
+public final class Sno implements Comparable<Sno>, Serializable {
+    private static final long serialVersionUID = 1L;
+    private static final int TYPE = Native.SNO;
+
+    /** Length of {@link #toBytes()}. */
+    public static final int BYTES = 10;
+
+    private final long hi;
+    private final long lo;
+
+    Sno(long hi, long lo) {
+        this.hi = hi;
+        this.lo = lo;
+    }
+
+    /**
+     * A new id of the process's generator (its partition drawn once).
+     *
+     * @param meta the metabyte, 0..255
+     * @return the id
+     */
+    public static Sno now(int meta) {
+        Native.Scratch s = Native.scratch();
+        long lo = Native.snoNext(null, 0, meta, s.address);
+        return new Sno(s.buf.getLong(0), lo);
+    }
+
+    /**
+     * The id of its 16-character string.
+     *
+     * @param s the text
+     * @return the id
+     * @throws KguidException if it is not one
+     */
+    public static Sno parse(CharSequence s) {
+        long[] o = new long[2];
+        Native.parse(TYPE, Native.utf8(s), o);
+        return new Sno(o[0], o[1]);
+    }
+
+    /**
+     * The id of its 10 bytes.
+     *
+     * @param b the bytes
+     * @return the id
+     */
+    public static Sno fromBytes(byte[] b) {
+        long[] o = new long[2];
+        Native.fromBytes(TYPE, b, o);
+        return new Sno(o[0], o[1]);
+    }
+
+    /**
+     * The id of these parts.
+     *
+     * @param unixNanos the time (floored to sno's 4 ms unit; 2010..2079)
+     * @param tick the tick-tock bit
+     * @param meta the metabyte, 0..255
+     * @param partition 0..65535
+     * @param sequence 0..65535
+     * @return the id
+     * @throws KguidException for a part outside its range
+     */
+    public static Sno compose(long unixNanos, boolean tick, int meta, int partition, int sequence) {
+        long[] o = new long[2];
+        Native.compose(TYPE, partition, unixNanos, sequence, meta, tick ? 1 : 0, o);
+        return new Sno(o[0], o[1]);
+    }
+
+    /**
+     * Settings of a new generator.
+     *
+     * @return a builder
+     */
+    public static Builder generator() {
+        return new Builder();
+    }
+
+    /**
+     * The 10 big-endian bytes.
+     *
+     * @return the bytes
+     */
+    public byte[] toBytes() {
+        return Native.bytes(hi, lo, BYTES);
+    }
+
+    private long[] parts() {
+        long[] p = new long[6];
+        Native.parts(TYPE, hi, lo, p);
+        return p;
+    }
+
+    /**
+     * The time in Unix nanoseconds, to sno's 4 ms unit.
+     *
+     * @return the time
+     */
+    public long timeNanos() {
+        return parts()[0];
+    }
+
+    /**
+     * The time.
+     *
+     * @return the time as an instant
+     */
+    public Instant instant() {
+        return Native.instant(timeNanos());
+    }
+
+    /**
+     * The partition (sno's node).
+     *
+     * @return 0..65535
+     */
+    public int partition() {
+        return (int) parts()[1];
+    }
+
+    /**
+     * The sequence.
+     *
+     * @return 0..65535
+     */
+    public int sequence() {
+        return (int) parts()[2];
+    }
+
+    /**
+     * The metabyte.
+     *
+     * @return 0..255
+     */
+    public int meta() {
+        return (int) parts()[3];
+    }
+
+    /**
+     * The tick-tock bit (set by a generator after the clock stepped back).
+     *
+     * @return the bit
+     */
+    public boolean tick() {
+        return parts()[4] != 0;
+    }
+
+    @Override
+    public int compareTo(Sno o) {
+        int c = Long.compareUnsigned(hi, o.hi);
+        return c != 0 ? c : Long.compareUnsigned(lo, o.lo);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Sno && ((Sno) o).hi == hi && ((Sno) o).lo == lo;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(hi) * 31 + Long.hashCode(lo);
+    }
+
+    /** The 16-character string. */
+    @Override
+    public String toString() {
+        return Native.string(TYPE, hi, lo);
+    }
+
+    private Object writeReplace() {
+        return new Native.Ser(TYPE, toBytes());
+    }
+
+    private void readObject(ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("read through its bytes");
+    }
+
+    /** A generator of sno ids: sno's, with the crate's guarantees. Thread-safe. */
+    public static final class Generator {
+        private final long handle;
+
+        private Generator(long handle) {
+            this.handle = handle;
+        }
+
+        /**
+         * A new id.
+         *
+         * @param meta the metabyte, 0..255
+         * @return the id
+         * @throws KguidException for a metabyte out of range, or a clock past sno's range
+         */
+        public Sno next(int meta) {
+            Native.Scratch s = Native.scratch();
+            long lo = Native.snoNext(this, handle, meta, s.address);
+            return new Sno(s.buf.getLong(0), lo);
+        }
+
+        private long[] info() {
+            long[] o = new long[4];
+            Native.snoInfo(this, handle, o);
+            return o;
+        }
+
+        /**
+         * The partition stamped on every id.
+         *
+         * @return 0..65535
+         */
+        public int partition() {
+            return (int) info()[0];
+        }
+
+        /**
+         * The smallest sequence.
+         *
+         * @return it
+         */
+        public int sequenceMin() {
+            return (int) info()[1];
+        }
+
+        /**
+         * The largest sequence.
+         *
+         * @return it
+         */
+        public int sequenceMax() {
+            return (int) info()[2];
+        }
+    }
+
+    /** Settings of a sno generator. */
+    public static final class Builder {
+        private int partition = -1;
+        private int seqMin = 0;
+        private int seqMax = 0xFFFF;
+        private MockTime mock;
+
+        Builder() {}
+
+        /**
+         * The partition (default: one drawn for the process).
+         *
+         * @param p 0..65535
+         * @return this builder
+         */
+        public Builder partition(int p) {
+            if (p < 0) {
+                throw new IllegalArgumentException("partition " + p + " is negative");
+            }
+            this.partition = p;
+            return this;
+        }
+
+        /**
+         * The sequence's bounds (default 0..65535).
+         *
+         * @param min the smallest
+         * @param max the largest
+         * @return this builder
+         */
+        public Builder sequence(int min, int max) {
+            this.seqMin = min;
+            this.seqMax = max;
+            return this;
+        }
+
+        /**
+         * A mock time source, for tests.
+         *
+         * @param time the source
+         * @return this builder
+         */
+        public Builder time(MockTime time) {
+            this.mock = time;
+            return this;
+        }
+
+        /**
+         * The generator.
+         *
+         * @return a new generator
+         * @throws KguidException for settings sno refuses
+         */
+        public Generator build() {
+            MockTime m = mock;
+            long h = Native.snoNew(m, partition, seqMin, seqMax, m == null ? 0 : m.handle);
+            Generator g = new Generator(h);
+            Native.own(g, h);
+            return g;
+        }
+    }
+}
