@@ -17,6 +17,9 @@
 //	                              MIN, MAX makes an id at each time NS;
 //	                              the last: hex string json timestamp meta
 //	                              partition sequence; or "err"
+//	snonew P MIN MAX DRIFTS META  an id of New (the wall clock) from a generator
+//	                              restored with DRIFTS wall clock regressions:
+//	                              as snomake, then the tick-tock bit
 //	snodec FORM HEX               FORM bytes, string, text or json: "ok HEX",
 //	                              "err" or "panic"
 //	snosort HEX...                the indexes in the order of ID.Compare
@@ -87,6 +90,8 @@ func answer(cmd string, args []string) string {
 		return strings.Join(ids, " ")
 	case "snomake":
 		return snomake(args)
+	case "snonew":
+		return snonew(args)
 	case "snodec":
 		return recovered(func() string { return snodec(args[0], unhex(args[1])) })
 	case "snosort":
@@ -176,6 +181,26 @@ func snomake(a []string) string {
 	for _, ns := range a[4:] {
 		id = g.NewWithTime(meta, time.Unix(0, int64(num(ns))))
 	}
+	return describe(id)
+}
+
+func snonew(a []string) string {
+	g, err := sno.NewGenerator(&sno.GeneratorSnapshot{
+		Partition:   partition(num(a[0])),
+		SequenceMin: uint16(num(a[1])),
+		SequenceMax: uint16(num(a[2])),
+		Drifts:      uint32(num(a[3])),
+	}, nil)
+	if err != nil {
+		return "err"
+	}
+	id := g.New(byte(num(a[4])))
+	return fmt.Sprintf("%s %d", describe(id), id[4]&1)
+}
+
+// describe is an id's bytes (hex), string, JSON (hex), Unix time in ns,
+// meta, partition and sequence.
+func describe(id sno.ID) string {
 	j, err := json.Marshal(id)
 	if err != nil {
 		panic(err)
