@@ -454,8 +454,8 @@ const DIFFERENCES: &[Difference] = &[
     },
 ];
 
-/// The differences that explain Go reading `input` (value `go`) where
-/// this crate refuses it; none means a difference not on the list.
+/// The listed difference that explains why one decoder reads `input` (Go:
+/// `go`) and the other refuses it; none means one not on the list.
 fn known(form: &str, input: &[u8], go: Option<u128>) -> Option<&'static str> {
     DIFFERENCES
         .iter()
@@ -763,10 +763,6 @@ fn read_sno(check: &mut Check, c: &str, f: &[&str]) -> Option<Sno> {
     Some(id)
 }
 
-fn sno_go(answer: &str) -> Option<u128> {
-    go_value(answer)
-}
-
 fn ours_sno(form: &str, input: &[u8]) -> Option<u128> {
     match form {
         "sno bytes" => Sno::from_slice(input).ok(),
@@ -812,7 +808,7 @@ fn sno_kguid_composes_go_reads_and_decoders_agree() {
     let mut check = Check::new("sno: both decoders on mutated inputs (3 forms each)");
     let mut tally = std::collections::BTreeMap::new();
     for ((form, input, valid), answer) in inputs.iter().zip(ask(program, &requests)) {
-        let (ours, go) = (ours_sno(form, input), sno_go(&answer));
+        let (ours, go) = (ours_sno(form, input), go_value(&answer));
         if *valid {
             composed.eq(
                 &format!("{form} {}", String::from_utf8_lossy(input)),
