@@ -6,9 +6,10 @@
 //
 // Requests and answers:
 //
-//	g2make NODE T SEQ DRIFT_NS    id of these parts (DRIFT_NS -1: none given):
+//	g2make NODE T SEQ DRIFT_NS N  id of these parts (DRIFT_NS -1: none given):
 //	                              hex string base62 json, then its local cast's
-//	                              hex string base62 json, then time node seq
+//	                              hex string base62 json, then time node seq,
+//	                              then the local id cast back with node N (hex)
 //	g2dec FORM HEX                FORM bytes, strg, strl, base62 or json:
 //	                              "ok HI LO", "err" or "panic"
 //	g2sort HEX...                 the indexes in the order of guid.Before
@@ -130,6 +131,7 @@ func g2make(a []string) string {
 		strconv.FormatUint(guid.Time(g), 10),
 		strconv.FormatUint(guid.Node(g), 10),
 		strconv.FormatUint(guid.Seq(g), 10),
+		hex.EncodeToString(guid.Bytes(guid.FromL(parts{node: num(a[4])}, l))),
 	}, " ")
 }
 

@@ -220,7 +220,8 @@ fn v2_go_makes_kguid_reads_and_writes_back() {
         .iter()
         .map(|&(node, t, seq, d)| {
             let d = d.map_or("-1".to_string(), |d| d.to_string());
-            format!("g2make {node} {t} {seq} {d}")
+            // The local id is cast back with the node reversed.
+            format!("g2make {node} {t} {seq} {d} {}", node.reverse_bits())
         })
         .collect();
     let mut check = Check::new("v2: Go makes, kguid reads (8 forms each)");
@@ -264,6 +265,11 @@ fn v2_go_makes_kguid_reads_and_writes_back() {
             continue;
         };
         check.eq(c, g.to_l64(), l);
+        check.eq(
+            c,
+            hex(&l.to_g(node.reverse_bits()).to_bytes()),
+            f[11].to_string(),
+        );
         check.eq(c, (l.time(), l.seq()), (g.time(), g.seq()));
         check.eq(c, ls.parse::<Luid>().ok(), Some(l));
         check.eq(c, Luid::from_base62(l62).ok(), Some(l));
