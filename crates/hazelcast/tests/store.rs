@@ -127,3 +127,104 @@ async fn a_wrong_cluster_or_no_member_fails_at_once() {
     let e = Client::new(Config::new([address])).unwrap().connect().await.unwrap_err();
     assert!(matches!(e, Error::Unreachable { .. }), "{e}");
 }
+
+/// With a backup of every partition, a member killed loses no record:
+/// each holder renews (its client moves to the members left), a claim of
+/// a held id finds it held, and every fence stands; twice over, once the
+/// cluster has made new backups. (Two members lost before then may take a
+/// partition with both copies: the lost records case below.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_member_crash_with_backups_loses_nothing() {
+    let Some(mut cluster) = Cluster::start(Setup::new(3)) else {
+        return;
+    };
+    let store = store(&cluster);
+    let mut holders = Vec::new();
+    for n in 0..8 {
+        let c = claim(&store, "crash", 0, 7).await;
+        let h = held("crash", &c);
+        let FenceWrite::Stored(fence) = store.fence(&h, c.fence, 1_000 + n).await.unwrap() else {
+            panic!("not stored")
+        };
+        holders.push((h, fence));
+    }
+    for (killed, left) in [(0, 2), (1, 1)] {
+        cluster.kill_and_settle(killed, left);
+        for (h, fence) in &mut holders {
+            assert_eq!(store.renew(h).await.unwrap(), Renewal::Alive(TTL), "node {}", h.node);
+            let horizon = fence.horizon + 1;
+            let written = store.fence(h, *fence, horizon).await.unwrap();
+            assert_eq!(written, FenceWrite::Stored(Fence { version: fence.version + 1, horizon }));
+            *fence = Fence { version: fence.version + 1, horizon };
+        }
+        let full = store.claim("crash", 0, 7, TTL, "late").await.unwrap();
+        assert!(matches!(full, Claim::Full { .. }), "{full:?}");
+    }
+}
+
+/// Without backups, a member killed takes the records of its partitions:
+/// a holder whose claim or fence went learns it (`Gone`, `Lost`), and a
+/// node id claimed again either finds its fence as last stored or asks
+/// for a quiet, never a lower horizon without one.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_backups_a_lost_record_is_never_a_lower_horizon() {
+    let Some(mut cluster) = Cluster::start(Setup {
+        backups: 0,
+        ..Setup::new(3)
+    }) else {
+        return;
+    };
+    let store = store(&cluster);
+    let mut stored = Vec::new();
+    for n in 0..24_u32 {
+        let c = claim(&store, "lost", 0, 23).await;
+        let h = held("lost", &c);
+        let horizon = 1_000_000 + u64::from(n);
+        let written = store.fence(&h, c.fence, horizon).await.unwrap();
+        assert!(matches!(written, FenceWrite::Stored(_)), "{written:?}");
+        stored.push((h, horizon));
+    }
+    cluster.kill(2);
+    cluster.wait_size(2);
+    let mut gone = 0;
+    for (h, _) in &stored {
+        if store.renew(h).await.unwrap() == Renewal::Gone {
+            gone += 1;
+            store.release(h).await.unwrap();
+        }
+    }
+    assert!(gone > 0, "a third of the partitions went with the member");
+    let (mut quiet, mut kept) = (0, 0);
+    while let Claim::Held(c) = store.claim("lost", 0, 23, TTL, "next").await.unwrap() {
+        let (_, horizon) = &stored[c.node as usize];
+        if c.quiet > Duration::ZERO {
+            quiet += 1;
+        } else {
+            assert_eq!(c.fence.horizon, *horizon, "node {}", c.node);
+            kept += 1;
+        }
+    }
+    assert_eq!(quiet + kept, gone, "every freed id claimed again");
+    eprintln!("{gone} claims lost: {quiet} with their fence lost too (a quiet), {kept} with it kept");
+}
+
+/// The map destroyed (as by an operator): holders find their claims gone,
+/// and the next claims, which find no fence, ask for a quiet.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_destroyed_map_stops_its_holders_and_quiets_the_next() {
+    let Some(cluster) = Cluster::start(Setup::new(2)) else {
+        return;
+    };
+    let store = store(&cluster);
+    let c = claim(&store, "wiped", 0, 3).await;
+    let h = held("wiped", &c);
+    let FenceWrite::Stored(fence) = store.fence(&h, c.fence, 77).await.unwrap() else {
+        panic!("not stored")
+    };
+    cluster.admin(&["destroy", kguid_hazelcast::MAP]);
+    assert_eq!(store.renew(&h).await.unwrap(), Renewal::Gone);
+    assert_eq!(store.fence(&h, fence, 78).await.unwrap(), FenceWrite::Lost);
+    let next = claim(&store, "wiped", 0, 3).await;
+    assert_eq!(next.node, 0);
+    assert_eq!(next.quiet, 2 * TTL);
+}

@@ -249,6 +249,32 @@ impl Cluster {
         }
     }
 
+    /// How many times the members have finished moving partitions (and
+    /// their backups) between them.
+    pub fn migrations(&self) -> usize {
+        (0..self.members.len())
+            .map(|i| self.log(i).matches("All migration tasks have been completed").count())
+            .sum()
+    }
+
+    /// Kills member `i`, then waits until the others see `size` members
+    /// and have moved partitions and backups again (after `migrations`
+    /// such moves before): every partition has its backups once more. A
+    /// lone member left has no one to back up to, and moves nothing.
+    pub fn kill_and_settle(&mut self, i: usize, size: usize) {
+        let before = self.migrations();
+        self.kill(i);
+        self.wait_size(size);
+        if size < 2 {
+            return;
+        }
+        let until = Instant::now() + Duration::from_secs(120);
+        while self.migrations() <= before {
+            assert!(Instant::now() < until, "no migration after member {i} went");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Runs the test's Java program `Admin.java` with Hazelcast's own
     /// client against this cluster: `args` after the cluster and an
     /// address. Its output.
