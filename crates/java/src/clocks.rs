@@ -114,7 +114,8 @@ pub extern "system" fn Java_io_kguid_Native_free<'l>(mut env: JNIEnv<'l>, _: JCl
 /// A clock of generation 2 or 3. `node` < 0: random (or named by
 /// `CONFIG_GUID_NODE_ID` when `env` is set); `drift` < 0: the default;
 /// `source` 0 the wall clock, 1 the ticker, 2 the coarse clock, or a mock
-/// time's handle in `mock`; `not_before` < 0: none.
+/// time's handle in `mock`; `not_before` < 0: none; `restore`, if
+/// `has_restore`, a snapshot to start past.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_kguid_Native_clockNew<'l>(
@@ -129,9 +130,15 @@ pub extern "system" fn Java_io_kguid_Native_clockNew<'l>(
     mock_time: jlong,
     inverse: jboolean,
     not_before: jlong,
+    restore: jlong,
+    has_restore: jboolean,
 ) -> jlong {
     run(&mut env, |_| {
         let mock_time = mock(mock_time)?;
+        let restore = match has_restore {
+            0 => None,
+            _ => Some(Snapshot::try_from(restore as u64)?),
+        };
         let drift_code = match drift {
             ..0 => None,
             d => Some(part::<u8>("drift code", d.into(), 255)?),
@@ -158,6 +165,9 @@ pub extern "system" fn Java_io_kguid_Native_clockNew<'l>(
                 }
                 if not_before >= 0 {
                     b = b.not_before(time_at(not_before))?;
+                }
+                if let Some(snapshot) = restore {
+                    b = b.restore(snapshot);
                 }
                 b.build()
             }};
@@ -504,6 +514,28 @@ pub extern "system" fn Java_io_kguid_Native_snoNext<'l>(
     run(&mut env, |_| {
         let meta: u8 = part("meta", meta.into(), u8::MAX.into())?;
         let id: Sno = sno_gen(h)?.try_next(meta)?;
+        let [hi, lo] = split(id.to_u128());
+        // SAFETY: as in `g`.
+        unsafe { (addr as *mut jlong).write_unaligned(hi) };
+        Ok(lo)
+    })
+}
+
+/// A sno id of the generator `h` at a given time (sno's `NewWithTime`),
+/// returned as `snoNext` does.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_snoNextAt<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    _owner: JObject<'l>,
+    h: jlong,
+    meta: jint,
+    time_ns: jlong,
+    addr: jlong,
+) -> jlong {
+    run(&mut env, |_| {
+        let meta: u8 = part("meta", meta.into(), u8::MAX.into())?;
+        let id = sno_gen(h)?.next_with_time(meta, time_at(time_ns))?;
         let [hi, lo] = split(id.to_u128());
         // SAFETY: as in `g`.
         unsafe { (addr as *mut jlong).write_unaligned(hi) };

@@ -290,6 +290,8 @@ public final class Clock implements AutoCloseable {
         private MockTime mock;
         private boolean inverse;
         private long notBefore = -1;
+        private long restore;
+        private boolean hasRestore;
 
         Builder() {}
 
@@ -396,6 +398,21 @@ public final class Clock implements AutoCloseable {
         }
 
         /**
+         * Starts past every id of a clock's {@link Clock#snapshot()} (its
+         * node and drift are this builder's).
+         *
+         * @param snapshot the snapshot
+         * @return this builder
+         * @throws KguidException if the value is no snapshot
+         */
+        public Builder restore(long snapshot) {
+            Native.snapshotCheck(snapshot);
+            this.restore = snapshot;
+            this.hasRestore = true;
+            return this;
+        }
+
+        /**
          * The clock.
          *
          * @return a new clock
@@ -403,7 +420,7 @@ public final class Clock implements AutoCloseable {
          */
         public Clock build() {
             MockTime m = mock;
-            long h = Native.clockNew(m, 2, node, fromEnv, drift, source, m == null ? 0 : m.handle, inverse, notBefore);
+            long h = Native.clockNew(m, 2, node, fromEnv, drift, source, m == null ? 0 : m.handle, inverse, notBefore, restore, hasRestore);
             Clock c = new Clock(h);
             Native.own(c, h);
             return c;

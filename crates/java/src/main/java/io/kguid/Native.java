@@ -147,7 +147,7 @@ public final class Native {
     /** Frees a handle. */
     public static native void free(long handle);
     /** A new clock of generation 2 or 3. */
-    public static native long clockNew(Object owner, int generation, long node, boolean fromEnv, int drift, int source, long mock, boolean inverse, long notBeforeNs);
+    public static native long clockNew(Object owner, int generation, long node, boolean fromEnv, int drift, int source, long mock, boolean inverse, long notBeforeNs, long restore, boolean hasRestore);
     /** A clock's node, drift, inverse, last time and snapshot into {@code out[0..5]}. */
     public static native void clockInfo(Object owner, long handle, int generation, long[] out);
     /** Throws unless the value is a clock snapshot. */
@@ -172,6 +172,8 @@ public final class Native {
     public static native long snoNew(Object owner, int partition, int seqMin, int seqMax, long mock);
     /** A new sno id: low bits returned, high bits at {@code address}. */
     public static native long snoNext(Object owner, long handle, int meta, long address);
+    /** A sno id at a time: low bits returned, high bits at {@code address}. */
+    public static native long snoNextAt(Object owner, long handle, int meta, long timeNs, long address);
     /** A sno generator's settings into {@code out[0..4]}. */
     public static native void snoInfo(Object owner, long handle, long[] out);
     /** Throws unless the layout {time, node, seq, unitNs, epochNs} is valid. */
@@ -336,7 +338,8 @@ public final class Native {
      */
     public static long nanos(java.time.Instant t) {
         long s = t.getEpochSecond();
-        if (s < 0 || s > 18_446_744_072L) {
+        // 2^64 ns is 18446744073.709551616 s.
+        if (s < 0 || s > 18_446_744_073L || (s == 18_446_744_073L && t.getNano() > 709_551_615)) {
             throw new IllegalArgumentException("time outside 1970..2554 (unsigned 64-bit nanoseconds): " + t);
         }
         // Wraps past 2262: the bits are the unsigned value.

@@ -215,6 +215,22 @@ public final class Sno implements Comparable<Sno>, Serializable {
             return new Sno(s.buf.getLong(0), lo);
         }
 
+        /**
+         * A new id at a given time rather than the generator's clock's
+         * (sno's {@code NewWithTime}): its sequence is the generator's,
+         * its time the one given.
+         *
+         * @param meta the metabyte, 0..255
+         * @param unixNanos the time
+         * @return the id
+         * @throws KguidException.Range for a time outside sno's range
+         */
+        public Sno next(int meta, long unixNanos) {
+            Native.Scratch s = Native.scratch();
+            long lo = Native.snoNextAt(this, handle, meta, unixNanos, s.address);
+            return new Sno(s.buf.getLong(0), lo);
+        }
+
         private long[] info() {
             long[] o = new long[4];
             Native.snoInfo(this, handle, o);
