@@ -83,8 +83,11 @@ fn ask(program: &Path, requests: &[String]) -> Vec<String> {
         .lines()
         .map(|l| l.expect("an answer"))
         .collect();
+    // The program's own failure (stderr inherited: its panic) says more
+    // than the broken pipe it leaves the writer.
+    let status = child.wait().unwrap();
+    assert!(status.success(), "the Go program failed: {status}");
     writer.join().unwrap().expect("requests sent");
-    assert!(child.wait().unwrap().success(), "the Go program failed");
     assert_eq!(answers.len(), requests.len(), "one answer per request");
     answers
 }
