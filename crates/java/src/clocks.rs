@@ -364,8 +364,11 @@ pub extern "system" fn Java_io_kguid_Native_fill<'l>(
 }
 
 /// Fills a direct buffer from `off` with `n` ids of type `t` from the
-/// clock `h`, each as its big-endian bytes (12, 8 or 16).
+/// clock `h`, each as its big-endian bytes (12, 8 or 16): the clock writes
+/// them in place, since every id type is its bytes (`repr(transparent)`
+/// over a byte array, alignment 1).
 #[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_kguid_Native_fillBuffer<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
@@ -380,7 +383,8 @@ pub extern "system" fn Java_io_kguid_Native_fillBuffer<'l>(
         let width = match t {
             0 | 2 => 12,
             1 | 3 => 8,
-            _ => 16,
+            4 => 16,
+            _ => return Err(Fail::State("no clock of this type")),
         };
         let (off, n) = (off.max(0) as usize, n.max(0) as usize);
         let addr = env.get_direct_buffer_address(&buf)?;
@@ -388,14 +392,42 @@ pub extern "system" fn Java_io_kguid_Native_fillBuffer<'l>(
         if off + n * width > cap {
             return Err(Fail::State("buffer too short for the batch"));
         }
-        // SAFETY: the buffer is direct and holds `off + n * width` bytes.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(addr.add(off), n * width) };
-        fill_with(h, t, n, |i, v| {
-            let be = v.to_be_bytes();
-            bytes[i * width..(i + 1) * width].copy_from_slice(&be[16 - width..]);
-        })
+        /// The buffer's bytes from `off` as `n` ids of type `I`.
+        ///
+        /// # Safety
+        ///
+        /// `I` is a `repr(transparent)` byte array of `width` bytes, and
+        /// the buffer holds `off + n * width` bytes that nothing else uses
+        /// during the call.
+        unsafe fn ids<'a, I>(addr: *mut u8, off: usize, n: usize) -> &'a mut [I] {
+            unsafe { std::slice::from_raw_parts_mut(addr.add(off).cast::<I>(), n) }
+        }
+        // SAFETY: each type below is its bytes (see above), of `width`.
+        unsafe {
+            match t {
+                0 => v2(h)?.try_fill(ids::<guid::Guid>(addr, off, n))?,
+                1 => v2(h)?.try_fill_l(ids::<guid::Luid>(addr, off, n))?,
+                2 => v3c(h)?.try_fill(ids::<v3::Guid>(addr, off, n))?,
+                3 => v3c(h)?.try_fill_l(ids::<v3::Luid>(addr, off, n))?,
+                _ => v3c(h)?.try_fill_x(ids::<v3::Xuid>(addr, off, n))?,
+            }
+        }
+        Ok(())
     })
 }
+
+const _: () = assert!(
+    size_of::<guid::Guid>() == 12
+        && size_of::<guid::Luid>() == 8
+        && size_of::<v3::Guid>() == 12
+        && size_of::<v3::Luid>() == 8
+        && size_of::<v3::Xuid>() == 16
+        && align_of::<guid::Guid>() == 1
+        && align_of::<guid::Luid>() == 1
+        && align_of::<v3::Guid>() == 1
+        && align_of::<v3::Luid>() == 1
+        && align_of::<v3::Xuid>() == 1
+);
 
 /// The global id a clock gives a local id: its node put back (`t`
 /// `Native.GUID`, `V3_GUID` or `XUID`).
@@ -431,7 +463,7 @@ pub extern "system" fn Java_io_kguid_Native_address<'l>(
     buf: JByteBuffer<'l>,
 ) -> jlong {
     run(&mut env, |env| {
-        if env.get_direct_buffer_capacity(&buf)? < 16 {
+        if env.get_direct_buffer_capacity(&buf)? < 64 {
             return Err(Fail::State("scratch buffer too short"));
         }
         Ok(env.get_direct_buffer_address(&buf)? as jlong)

@@ -165,6 +165,32 @@ pub extern "system" fn Java_io_kguid_Native_string<'l>(
     })
 }
 
+/// The text form written at `addr` (a thread's scratch of at least 64
+/// bytes, `Native.scratch`), its length returned: ASCII, so that Java
+/// makes the string from the bytes without a JNI string call.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_stringAt<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    hi: jlong,
+    lo: jlong,
+    addr: jlong,
+) -> jint {
+    run(&mut env, |_| {
+        // SAFETY: `addr` is the start of a live direct buffer of at least
+        // 64 bytes that only this thread uses.
+        let buf = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, 36) };
+        let n = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode(buf).len()), sno => {
+            let mut b16 = [0u8; 16];
+            let n = sno(hi, lo)?.encode(&mut b16).len();
+            buf[..n].copy_from_slice(&b16[..n]);
+            Ok(n)
+        })?;
+        Ok(n as jint)
+    })
+}
+
 /// The base62 string.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kguid_Native_base62<'l>(

@@ -324,7 +324,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
     /** The 16-character sortable string. */
     @Override
     public String toString() {
-        return Native.string(TYPE, hi(), lo);
+        return Native.text(TYPE, hi(), lo);
     }
 
     private Object writeReplace() {

@@ -261,7 +261,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
     /** The 16-character sortable string. */
     @Override
     public String toString() {
-        return Native.string(TYPE, 0, v);
+        return Native.text(TYPE, 0, v);
     }
 
     private Object writeReplace() {

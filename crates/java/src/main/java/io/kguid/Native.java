@@ -113,6 +113,29 @@ public final class Native {
     public static native void check(int type, long hi, long lo);
     /** The text form. */
     public static native String string(int type, long hi, long lo);
+    /** The text form written at {@code address}; its length. */
+    public static native int stringAt(int type, long hi, long lo, long address);
+
+    /**
+     * The text form, made in Java from the ASCII the library writes into
+     * this thread's scratch (cheaper than a JNI string).
+     *
+     * @param type the type code
+     * @param hi the high bits
+     * @param lo the low bits
+     * @return the text
+     */
+    @SuppressWarnings("deprecation")
+    public static String text(int type, long hi, long lo) {
+        Scratch s = SCRATCH.get();
+        int n = stringAt(type, hi, lo, s.address);
+        byte[] b = s.bytes;
+        for (int i = 0; i < n; i++) {
+            b[i] = s.buf.get(i);
+        }
+        // The ASCII constructor: one byte a char, no decoder.
+        return new String(b, 0, 0, n);
+    }
     /** The base62 form. */
     public static native String base62(int type, long hi, long lo);
     /** The parts into {@code out[0..6]}. */
@@ -195,10 +218,12 @@ public final class Native {
 
     // ---- a thread's scratch for the high bits of a new id ----
 
-    /** A thread's 16-byte direct buffer and its address. */
+    /** A thread's 64-byte direct buffer and its address. */
     public static final class Scratch {
         /** The buffer, in the platform's byte order. */
-        public final ByteBuffer buf = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        public final ByteBuffer buf = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
+        /** Room for a text form's bytes. */
+        final byte[] bytes = new byte[64];
         /** Its address. */
         public final long address = Native.address(buf);
 

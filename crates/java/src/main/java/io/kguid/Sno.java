@@ -183,7 +183,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
     /** The 16-character string. */
     @Override
     public String toString() {
-        return Native.string(TYPE, hi, lo);
+        return Native.text(TYPE, hi, lo);
     }
 
     private Object writeReplace() {

@@ -319,7 +319,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
     /** The canonical UUID string. */
     @Override
     public String toString() {
-        return Native.string(TYPE, hi, lo);
+        return Native.text(TYPE, hi, lo);
     }
 
     private Object writeReplace() {
