@@ -187,7 +187,13 @@ impl Client {
             (uuid, state.addresses.get(&uuid)?.clone())
         };
         let _one = self.inner.connecting.lock().await;
-        if let Some(c) = self.inner.state().members.get(&uuid).filter(|c| c.is_open()) {
+        if let Some(c) = self
+            .inner
+            .state()
+            .members
+            .get(&uuid)
+            .filter(|c| c.is_open())
+        {
             return Some(c.clone());
         }
         let connection = self.open(&address).await.ok()?;
@@ -397,7 +403,8 @@ impl Inner {
                 let mut owners = vec![None; state.partitions.max(0) as usize];
                 for (owner, partitions) in table {
                     for p in partitions {
-                        if let Some(slot) = usize::try_from(p).ok().and_then(|p| owners.get_mut(p)) {
+                        if let Some(slot) = usize::try_from(p).ok().and_then(|p| owners.get_mut(p))
+                        {
                             *slot = Some(owner);
                         }
                     }
@@ -439,7 +446,12 @@ impl Drop for Forget<'_> {
 
 /// Reads a connection's messages until it fails: answers go to their
 /// requests, cluster view events to the client.
-async fn read_messages(read: OwnedReadHalf, shared: Arc<Shared>, inner: Weak<Inner>, member: String) {
+async fn read_messages(
+    read: OwnedReadHalf,
+    shared: Arc<Shared>,
+    inner: Weak<Inner>,
+    member: String,
+) {
     let mut read = BufReader::new(read);
     let failure = loop {
         let message = match read_message(&mut read).await {
@@ -453,7 +465,9 @@ async fn read_messages(read: OwnedReadHalf, shared: Arc<Shared>, inner: Weak<Inn
             continue;
         }
         let Ok(correlation) = message.correlation() else {
-            break Error::Protocol(message::Malformed::Field("an answer without a correlation id"));
+            break Error::Protocol(message::Malformed::Field(
+                "an answer without a correlation id",
+            ));
         };
         let waiting = shared.pending.lock().expect("pending").remove(&correlation);
         if let Some(waiting) = waiting {
@@ -502,7 +516,10 @@ async fn read_message(read: &mut BufReader<OwnedReadHalf>) -> Result<Message> {
 /// Each address once, in order.
 fn dedup(addresses: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    addresses.into_iter().filter(|a| seen.insert(a.clone())).collect()
+    addresses
+        .into_iter()
+        .filter(|a| seen.insert(a.clone()))
+        .collect()
 }
 
 /// A random 128-bit id, from the library's node randomness.

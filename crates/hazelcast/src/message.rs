@@ -136,7 +136,9 @@ impl Message {
     }
 
     fn first(&self) -> Result<&Frame> {
-        self.frames.first().ok_or(Malformed::Field("an empty message"))
+        self.frames
+            .first()
+            .ok_or(Malformed::Field("an empty message"))
     }
 
     /// The message's type.

@@ -170,7 +170,8 @@ impl HazelcastStore {
                     let value = data::string(&record.to_string());
                     let request = codec::put_if_absent(&self.map, &data_key, &value, 0);
                     let answer = self.invoke(request, &data_key).await?;
-                    let before = codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))?;
+                    let before =
+                        codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))?;
                     if before.is_none() || before.as_ref() == Some(&value) {
                         return Ok((record.fence(), false));
                     }
@@ -339,7 +340,11 @@ struct ClaimRecord {
 
 impl std::fmt::Display for ClaimRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "token {:016x} ttl {} holder {}", self.token, self.ttl_ms, self.holder)
+        write!(
+            f,
+            "token {:016x} ttl {} holder {}",
+            self.token, self.ttl_ms, self.holder
+        )
     }
 }
 
@@ -396,9 +401,8 @@ impl FenceRecord {
 
 /// Decimal digits as written: no sign, no leading zero.
 fn number(s: &str) -> Option<u64> {
-    let canonical = !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_digit())
-        && (s == "0" || !s.starts_with('0'));
+    let canonical =
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
     canonical.then(|| s.parse().ok()).flatten()
 }
 

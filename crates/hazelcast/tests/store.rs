@@ -21,7 +21,11 @@ fn store(cluster: &Cluster) -> HazelcastStore {
 const TTL: Duration = Duration::from_secs(10);
 
 async fn claim(store: &HazelcastStore, prefix: &str, first: u32, last: u32) -> Claimed {
-    match store.claim(prefix, first, last, TTL, "test").await.expect("claim") {
+    match store
+        .claim(prefix, first, last, TTL, "test")
+        .await
+        .expect("claim")
+    {
         Claim::Held(claimed) => claimed,
         Claim::Full { .. } => panic!("full"),
     }
@@ -50,7 +54,13 @@ async fn claims_renewals_fences_and_releases_keep_their_contracts() {
     let b = claim(&store, "fleet", 0, 3).await;
     assert_eq!((a.node, b.node), (0, 1));
     assert_ne!(a.token, b.token);
-    assert_eq!(a.fence, Fence { version: 1, horizon: 0 });
+    assert_eq!(
+        a.fence,
+        Fence {
+            version: 1,
+            horizon: 0
+        }
+    );
     assert!(a.quiet > Duration::ZERO, "no fence yet: a quiet");
     let (ha, hb) = (held("fleet", &a), held("fleet", &b));
 
@@ -59,26 +69,46 @@ async fn claims_renewals_fences_and_releases_keep_their_contracts() {
     let FenceWrite::Stored(fence) = stored else {
         panic!("{stored:?}")
     };
-    assert_eq!(fence, Fence { version: 2, horizon: 1_000 });
+    assert_eq!(
+        fence,
+        Fence {
+            version: 2,
+            horizon: 1_000
+        }
+    );
     // The same write again: the fence moved on since.
     assert_eq!(
         store.fence(&ha, a.fence, 2_000).await.unwrap(),
         FenceWrite::Moved(fence)
     );
-    let not_a = Held { token: b.token, ..ha.clone() };
+    let not_a = Held {
+        token: b.token,
+        ..ha.clone()
+    };
     assert_eq!(store.renew(&not_a).await.unwrap(), Renewal::Gone);
-    assert_eq!(store.fence(&not_a, fence, 5).await.unwrap(), FenceWrite::Lost);
+    assert_eq!(
+        store.fence(&not_a, fence, 5).await.unwrap(),
+        FenceWrite::Lost
+    );
     store.release(&not_a).await.unwrap();
 
     let entries = cluster.admin(&["entries", kguid_hazelcast::MAP]);
     let lines: Vec<&str> = entries.lines().collect();
     assert_eq!(lines.len(), 4, "{entries}");
     assert!(
-        lines.contains(&format!("fleet/fence/0=version 2 horizon 1000 owner {:016x}", a.token).as_str()),
+        lines.contains(
+            &format!(
+                "fleet/fence/0=version 2 horizon 1000 owner {:016x}",
+                a.token
+            )
+            .as_str()
+        ),
         "{entries}"
     );
     assert!(
-        lines.contains(&format!("fleet/claim/1=token {:016x} ttl 10000 holder test", b.token).as_str()),
+        lines.contains(
+            &format!("fleet/claim/1=token {:016x} ttl 10000 holder test", b.token).as_str()
+        ),
         "{entries}"
     );
 
@@ -86,10 +116,19 @@ async fn claims_renewals_fences_and_releases_keep_their_contracts() {
     assert_eq!(store.renew(&ha).await.unwrap(), Renewal::Gone);
     let again = claim(&store, "fleet", 0, 3).await;
     assert_eq!(again.node, 0);
-    assert_eq!(again.fence, Fence { version: 3, horizon: 1_000 });
+    assert_eq!(
+        again.fence,
+        Fence {
+            version: 3,
+            horizon: 1_000
+        }
+    );
     assert_eq!(again.quiet, Duration::ZERO, "the fence was there");
     // The earlier holder's late write finds the fence taken over.
-    assert_eq!(store.fence(&ha, fence, 9_000).await.unwrap(), FenceWrite::Lost);
+    assert_eq!(
+        store.fence(&ha, fence, 9_000).await.unwrap(),
+        FenceWrite::Lost
+    );
     store.release(&hb).await.unwrap();
 }
 
@@ -103,9 +142,15 @@ async fn a_full_range_refuses_until_a_claim_expires() {
     let short = Duration::from_millis(1_500);
     let first = store.claim("p", 5, 5, short, "a").await.unwrap();
     assert!(matches!(first, Claim::Held(ref c) if c.node == 5));
-    assert!(matches!(store.claim("p", 5, 5, short, "b").await.unwrap(), Claim::Full { .. }));
+    assert!(matches!(
+        store.claim("p", 5, 5, short, "b").await.unwrap(),
+        Claim::Full { .. }
+    ));
     tokio::time::sleep(Duration::from_millis(2_500)).await;
-    assert!(matches!(store.claim("p", 5, 5, short, "b").await.unwrap(), Claim::Held(_)));
+    assert!(matches!(
+        store.claim("p", 5, 5, short, "b").await.unwrap(),
+        Claim::Held(_)
+    ));
 }
 
 /// A wrong cluster name is refused at once, naming it; no member at the
@@ -124,7 +169,11 @@ async fn a_wrong_cluster_or_no_member_fails_at_once() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = closed.local_addr().unwrap().to_string();
     drop(closed);
-    let e = Client::new(Config::new([address])).unwrap().connect().await.unwrap_err();
+    let e = Client::new(Config::new([address]))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap_err();
     assert!(matches!(e, Error::Unreachable { .. }), "{e}");
 }
 
@@ -151,11 +200,25 @@ async fn a_member_crash_with_backups_loses_nothing() {
     for (killed, left) in [(0, 2), (1, 1)] {
         cluster.kill_and_settle(killed, left);
         for (h, fence) in &mut holders {
-            assert_eq!(store.renew(h).await.unwrap(), Renewal::Alive(TTL), "node {}", h.node);
+            assert_eq!(
+                store.renew(h).await.unwrap(),
+                Renewal::Alive(TTL),
+                "node {}",
+                h.node
+            );
             let horizon = fence.horizon + 1;
             let written = store.fence(h, *fence, horizon).await.unwrap();
-            assert_eq!(written, FenceWrite::Stored(Fence { version: fence.version + 1, horizon }));
-            *fence = Fence { version: fence.version + 1, horizon };
+            assert_eq!(
+                written,
+                FenceWrite::Stored(Fence {
+                    version: fence.version + 1,
+                    horizon
+                })
+            );
+            *fence = Fence {
+                version: fence.version + 1,
+                horizon,
+            };
         }
         let full = store.claim("crash", 0, 7, TTL, "late").await.unwrap();
         assert!(matches!(full, Claim::Full { .. }), "{full:?}");
@@ -205,7 +268,9 @@ async fn without_backups_a_lost_record_is_never_a_lower_horizon() {
         }
     }
     assert_eq!(quiet + kept, gone, "every freed id claimed again");
-    eprintln!("{gone} claims lost: {quiet} with their fence lost too (a quiet), {kept} with it kept");
+    eprintln!(
+        "{gone} claims lost: {quiet} with their fence lost too (a quiet), {kept} with it kept"
+    );
 }
 
 /// The map destroyed (as by an operator): holders find their claims gone,

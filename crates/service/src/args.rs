@@ -173,7 +173,37 @@ pub struct ServeArgs {
     )]
     pub redis: Option<String>,
 
-    /// Key prefix under which servers lease distinct node ids (--etcd, --redis).
+    /// Lease the node id from the Hazelcast cluster of these
+    /// comma-separated members (HOST:PORT) instead of -d/-w/--node.
+    #[arg(
+        long,
+        value_name = "ADDRS",
+        value_delimiter = ',',
+        group = "lease",
+        conflicts_with_all = ["datacenter", "worker", "node"]
+    )]
+    pub hazelcast: Vec<String>,
+
+    /// The Hazelcast cluster's name (Hazelcast's default: dev).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "dev",
+        requires = "hazelcast"
+    )]
+    pub hazelcast_cluster: String,
+
+    /// A user name for members that check credentials (with
+    /// --hazelcast-password-file).
+    #[arg(long, value_name = "NAME", requires_all = ["hazelcast", "hazelcast_password_file"])]
+    pub hazelcast_user: Option<String>,
+
+    /// A file holding the password of --hazelcast-user (one line).
+    #[arg(long, value_name = "FILE", requires = "hazelcast_user")]
+    pub hazelcast_password_file: Option<PathBuf>,
+
+    /// Key prefix under which servers lease distinct node ids (--etcd,
+    /// --redis, --hazelcast).
     #[arg(long, value_name = "P", default_value = "/guid", requires = "lease")]
     pub prefix: String,
 
@@ -253,7 +283,7 @@ impl TryFrom<ServeArgs> for Config {
         if token.as_ref().is_some_and(Vec::is_empty) {
             return fail("NOEQ_TOKEN is set but empty: auth would be off (unset it to serve without a token)".into());
         }
-        let lease = args.lease_store().map(|store| LeaseConfig {
+        let lease = args.lease_store()?.map(|store| LeaseConfig {
             store,
             prefix: args.prefix,
             ttl: args.lease_ttl,
@@ -301,10 +331,27 @@ impl TryFrom<ServeArgs> for Config {
 /// device may have no end, a FIFO no writer), as is a file that holds no
 /// token.
 fn read_token(path: &Path) -> Result<Vec<u8>, Error> {
-    let fail = |why: &str| Error::Config(format!("--token-file {}: {why}", path.display()));
-    let expected = format!("a token is at most {MAX_TOKEN} bytes and one line ending");
-    let max = MAX_TOKEN as u64 + 2;
-    let mut t = match flag_file::read(path, max, &expected) {
+    read_line_file(
+        "--token-file",
+        path,
+        MAX_TOKEN,
+        "token",
+        "auth would be off",
+    )
+}
+
+/// The one line of the small regular file `path` that `flag` names (a
+/// token, a password): at most `max` bytes, its line ending dropped.
+fn read_line_file(
+    flag: &str,
+    path: &Path,
+    max: usize,
+    what: &str,
+    empty: &str,
+) -> Result<Vec<u8>, Error> {
+    let fail = |why: &str| Error::Config(format!("{flag} {}: {why}", path.display()));
+    let expected = format!("a {what} is at most {max} bytes and one line ending");
+    let mut t = match flag_file::read(path, max as u64 + 2, &expected) {
         Ok(Some(t)) => t,
         Ok(None) => return Err(fail("no such file")),
         Err(why) => return Err(fail(&why)),
@@ -315,21 +362,46 @@ fn read_token(path: &Path) -> Result<Vec<u8>, Error> {
         t.pop();
     }
     if t.is_empty() {
-        return Err(fail("holds no token: auth would be off"));
+        return Err(fail(&format!("holds no {what}: {empty}")));
     }
     Ok(t)
 }
 
 impl ServeArgs {
     /// Where the node id is leased from, if it is.
-    fn lease_store(&mut self) -> Option<LeaseStore> {
+    fn lease_store(&mut self) -> Result<Option<LeaseStore>, Error> {
         if !self.etcd.is_empty() {
-            return Some(LeaseStore::Etcd {
+            return Ok(Some(LeaseStore::Etcd {
                 endpoints: std::mem::take(&mut self.etcd),
-            });
+            }));
         }
-        let url = self.redis.take()?;
-        Some(LeaseStore::Redis { url })
+        if !self.hazelcast.is_empty() {
+            let credentials = match (self.hazelcast_user.take(), &self.hazelcast_password_file) {
+                (Some(user), Some(path)) => {
+                    let password = read_line_file(
+                        "--hazelcast-password-file",
+                        path,
+                        MAX_TOKEN,
+                        "password",
+                        "give one, or no --hazelcast-user",
+                    )?;
+                    let password = String::from_utf8(password).map_err(|_| {
+                        Error::Config(format!(
+                            "--hazelcast-password-file {}: not UTF-8",
+                            path.display()
+                        ))
+                    })?;
+                    Some((user, password))
+                }
+                _ => None,
+            };
+            return Ok(Some(LeaseStore::Hazelcast {
+                members: std::mem::take(&mut self.hazelcast),
+                cluster: std::mem::take(&mut self.hazelcast_cluster),
+                credentials,
+            }));
+        }
+        Ok(self.redis.take().map(|url| LeaseStore::Redis { url }))
     }
 
     /// The addresses to listen on, kept for after the flags have become a

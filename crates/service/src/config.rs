@@ -241,6 +241,16 @@ pub enum LeaseStore {
         /// The server's URL.
         url: String,
     },
+    /// A Hazelcast cluster, through these members (`HOST:PORT`; feature
+    /// `hazelcast`).
+    Hazelcast {
+        /// Members to connect to first; the client learns the others.
+        members: Vec<String>,
+        /// The cluster's name.
+        cluster: String,
+        /// A user name and password, for members that check them.
+        credentials: Option<(String, String)>,
+    },
 }
 
 impl LeaseStore {
@@ -249,6 +259,7 @@ impl LeaseStore {
         match self {
             LeaseStore::Etcd { .. } => "etcd",
             LeaseStore::Redis { .. } => "redis",
+            LeaseStore::Hazelcast { .. } => "hazelcast",
         }
     }
 }

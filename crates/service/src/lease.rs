@@ -72,6 +72,12 @@ pub(crate) async fn clock(
         LeaseStore::Etcd { endpoints } => etcd(endpoints, settings).await?,
         #[cfg(feature = "redis")]
         LeaseStore::Redis { url } => redis(url, settings)?,
+        #[cfg(feature = "hazelcast")]
+        LeaseStore::Hazelcast {
+            members,
+            cluster,
+            credentials,
+        } => hazelcast(members, cluster, credentials.clone(), settings).await?,
         // Refused by the start's checks before this is reached.
         #[allow(unreachable_patterns)]
         other => {
@@ -133,6 +139,42 @@ fn redis(url: &str, settings: &LeaseConfig) -> Result<Source, Error> {
         // TTLs, ago answers "full" until a holder it forgot must have
         // stopped: wait that out, and a TTL for a holder's release.
         when_full: WhenFull::Wait(settings.ttl * 3 + Duration::from_secs(1)),
+    })
+}
+
+/// A Hazelcast cluster's store, through `members`, once one of them has
+/// taken this client: a wrong address, cluster name or credentials fail
+/// the start.
+#[cfg(feature = "hazelcast")]
+async fn hazelcast(
+    members: &[String],
+    cluster: &str,
+    credentials: Option<(String, String)>,
+    settings: &LeaseConfig,
+) -> Result<Source, Error> {
+    use kguid_hazelcast::{Client, Config, HazelcastStore};
+
+    let at = members.join(",");
+    let fail = |e: &dyn std::fmt::Display| {
+        Error::Config(format!(
+            "lease a node id from Hazelcast cluster {cluster} at {at}: {e}"
+        ))
+    };
+    let mut config = Config::new(members.iter().cloned());
+    config.cluster = cluster.to_owned();
+    config.credentials = credentials;
+    config.timeout = settings.ttl.max(Duration::from_secs(1)) / 2;
+    let client = Client::new(config).map_err(|e| fail(&e))?;
+    client.connect().await.map_err(|e| fail(&e))?;
+    Ok(Source {
+        store: AnyStore::new(HazelcastStore::new(client)),
+        name: "hazelcast",
+        at,
+        prefix: settings.prefix.clone(),
+        ttl: settings.ttl,
+        // A holder that crashed keeps its claim for a TTL: a server
+        // restarted in its place may find the range full until then.
+        when_full: WhenFull::Wait(settings.ttl + Duration::from_secs(1)),
     })
 }
 

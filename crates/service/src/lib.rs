@@ -31,6 +31,7 @@
 //! | `cli` (default) | `ServeArgs`, `serve_main` and the `guid-serve` binary, which prints the events | clap, tracing-subscriber, `server` |
 //! | `etcd` (default) | [`LeaseStore::Etcd`] honoured: node ids leased from etcd, over its JSON gateway | `server` |
 //! | `redis` (default) | [`LeaseStore::Redis`] honoured: node ids leased from Redis | `server` |
+//! | `hazelcast` (default) | [`LeaseStore::Hazelcast`] honoured: node ids leased from a Hazelcast cluster | `server` |
 
 #![deny(missing_docs)]
 

@@ -107,6 +107,7 @@ fn built(lease: Option<&LeaseConfig>) -> Result<(), Error> {
     let built = match lease.store {
         LeaseStore::Etcd { .. } => cfg!(feature = "etcd"),
         LeaseStore::Redis { .. } => cfg!(feature = "redis"),
+        LeaseStore::Hazelcast { .. } => cfg!(feature = "hazelcast"),
     };
     if built {
         return Ok(());

@@ -72,7 +72,12 @@ pub fn jar() -> Option<PathBuf> {
             return None;
         }
     }
-    if Command::new("java").arg("-version").stderr(Stdio::null()).status().is_err() {
+    if Command::new("java")
+        .arg("-version")
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
         skip_or_fail("Java is not installed");
         return None;
     }
@@ -138,7 +143,10 @@ impl Cluster {
 
     /// `host:port` of every member.
     pub fn addresses(&self) -> Vec<String> {
-        self.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect()
+        self.ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect()
     }
 
     /// `host:port` of member `i`.
@@ -253,7 +261,11 @@ impl Cluster {
     /// their backups) between them.
     pub fn migrations(&self) -> usize {
         (0..self.members.len())
-            .map(|i| self.log(i).matches("All migration tasks have been completed").count())
+            .map(|i| {
+                self.log(i)
+                    .matches("All migration tasks have been completed")
+                    .count()
+            })
             .sum()
     }
 
@@ -283,7 +295,9 @@ impl Cluster {
             .find(|&i| self.members[i].child.is_some())
             .map(|i| self.address(i))
             .expect("a member alive");
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java/Admin.java");
+        // From this crate or one that shares this module.
+        let source =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../hazelcast/tests/java/Admin.java");
         let out = Command::new("java")
             .arg("-cp")
             .arg(jar().expect("the jar"))
