@@ -53,3 +53,21 @@ pub fn read_any(bytes: &[u8]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes, and any bytes after a valid message's header, read
+        /// without a panic.
+        #[test]
+        fn any_bytes_read_without_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            super::read_any(&bytes);
+            let mut framed = crate::message::Request::new(0x0101, 0).finish(1);
+            framed.truncate(6);
+            framed.extend_from_slice(&bytes);
+            super::read_any(&framed);
+        }
+    }
+}
