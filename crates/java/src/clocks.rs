@@ -506,8 +506,10 @@ pub extern "system" fn Java_io_kguid_Native_mockMove<'l>(
 }
 
 /// A sno generator: `partition` < 0 draws one; a mock time's handle in
-/// `mock` (0: the wall clock).
+/// `mock` (0: the wall clock); `restore`, if not null, a snapshot's eight
+/// fields (as `snoSnapshot` gives them) to resume from.
 #[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_kguid_Native_snoNew<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
@@ -516,20 +518,72 @@ pub extern "system" fn Java_io_kguid_Native_snoNew<'l>(
     seq_min: jint,
     seq_max: jint,
     mock_time: jlong,
+    restore: JLongArray<'l>,
 ) -> jlong {
-    run(&mut env, |_| {
+    run(&mut env, |env| {
         let mut b = sno::Generator::builder();
-        if partition >= 0 {
-            b = b.partition(part("partition", partition.into(), u16::MAX.into())?);
+        if !restore.is_null() {
+            let mut f = [0; 8];
+            env.get_long_array_region(&restore, 0, &mut f)?;
+            let u16_of = |name, v: jlong| part::<u16>(name, v, u16::MAX.into());
+            let u32_of = |name, v: jlong| part::<u32>(name, v, u32::MAX.into());
+            b = b.restore(sno::Snapshot {
+                partition: u16_of("partition", f[0])?,
+                sequence_min: u16_of("sequence_min", f[1])?,
+                sequence_max: u16_of("sequence_max", f[2])?,
+                sequence: u32_of("sequence", f[3])?,
+                now: f[4],
+                wall_hi: f[5],
+                wall_safe: f[6],
+                drifts: u32_of("drifts", f[7])?,
+            });
+        } else {
+            if partition >= 0 {
+                b = b.partition(part("partition", partition.into(), u16::MAX.into())?);
+            }
+            b = b
+                .sequence_min(part("sequence_min", seq_min.into(), u16::MAX.into())?)
+                .sequence_max(part("sequence_max", seq_max.into(), u16::MAX.into())?);
         }
-        b = b
-            .sequence_min(part("sequence_min", seq_min.into(), u16::MAX.into())?)
-            .sequence_max(part("sequence_max", seq_max.into(), u16::MAX.into())?);
         if let Some(m) = mock(mock_time)? {
             b = b.time(m);
         }
         Ok(boxed(Handle::Sno(b.build()?)))
     })
+}
+
+/// A sno generator's snapshot into `out`: partition, sequence bounds,
+/// sequence, now, wall_hi, wall_safe, drifts (sno's `GeneratorSnapshot`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_snoSnapshot<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    _owner: JObject<'l>,
+    h: jlong,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let s = sno_gen(h)?.snapshot();
+        let f = [
+            s.partition.into(),
+            s.sequence_min.into(),
+            s.sequence_max.into(),
+            s.sequence.into(),
+            s.now,
+            s.wall_hi,
+            s.wall_safe,
+            s.drifts.into(),
+        ];
+        env.set_long_array_region(&out, 0, &f)?;
+        Ok(())
+    })
+}
+
+/// Panics inside the library: for the test that a panic reaches Java as
+/// an exception, never unwinding into the JVM.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_panic<'l>(mut env: JNIEnv<'l>, _: JClass<'l>) {
+    run(&mut env, |_| -> Res<()> { panic!("a panic on purpose") })
 }
 
 /// A new sno id of the generator `h` (0: the process's), its metabyte

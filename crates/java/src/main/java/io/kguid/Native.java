@@ -191,8 +191,12 @@ public final class Native {
     public static native long mockNew(long ns);
     /** Moves a mock time source (0 set, 1 advance, 2 step back); its time. */
     public static native long mockMove(Object owner, long handle, int op, long ns);
-    /** A sno generator. */
-    public static native long snoNew(Object owner, int partition, int seqMin, int seqMax, long mock);
+    /** A sno generator, or one resumed from a snapshot's eight fields. */
+    public static native long snoNew(Object owner, int partition, int seqMin, int seqMax, long mock, long[] restore);
+    /** A sno generator's snapshot into {@code out[0..8]}. */
+    public static native void snoSnapshot(Object owner, long handle, long[] out);
+    /** Panics inside the library (a test that it arrives as an exception). */
+    public static native void panic();
     /** A new sno id: low bits returned, high bits at {@code address}. */
     public static native long snoNext(Object owner, long handle, int meta, long address);
     /** A sno id at a time: low bits returned, high bits at {@code address}. */

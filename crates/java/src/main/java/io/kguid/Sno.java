@@ -231,6 +231,18 @@ public final class Sno implements Comparable<Sno>, Serializable {
             return new Sno(s.buf.getLong(0), lo);
         }
 
+        /**
+         * The generator's bookkeeping, to resume a generator after a
+         * restart past every id of this one ({@link Builder#restore}).
+         *
+         * @return the snapshot
+         */
+        public Snapshot snapshot() {
+            long[] f = new long[8];
+            Native.snoSnapshot(this, handle, f);
+            return new Snapshot((int) f[0], (int) f[1], (int) f[2], f[3], f[4], f[5], f[6], f[7]);
+        }
+
         private long[] info() {
             long[] o = new long[4];
             Native.snoInfo(this, handle, o);
@@ -265,14 +277,94 @@ public final class Sno implements Comparable<Sno>, Serializable {
         }
     }
 
+    /**
+     * A generator's bookkeeping: sno's {@code GeneratorSnapshot}, field for
+     * field, so that a snapshot taken by the Go library resumes a generator
+     * here and the other way round.
+     */
+    public static final class Snapshot {
+        /** The partition. */
+        public final int partition;
+        /** The lower bound of the sequence. */
+        public final int sequenceMin;
+        /** The upper bound of the sequence. */
+        public final int sequenceMax;
+        /** The sequence of the last id in the unit {@link #wallHi}. */
+        public final long sequence;
+        /** When the snapshot was taken, in sno's units (4 ms since 2010). */
+        public final long now;
+        /** The unit of the last id. */
+        public final long wallHi;
+        /** The highest unit of the other tick-tock timeline. */
+        public final long wallSafe;
+        /** How many times the clock stepped back. */
+        public final long drifts;
+
+        /**
+         * A snapshot of these fields (sno's names: partition, sequenceMin,
+         * sequenceMax, sequence, now, wallHi, wallSafe, drifts).
+         *
+         * @param partition the partition
+         * @param sequenceMin the lower bound of the sequence
+         * @param sequenceMax the upper bound
+         * @param sequence the sequence
+         * @param now the time taken
+         * @param wallHi the unit of the last id
+         * @param wallSafe the other timeline's highest unit
+         * @param drifts the steps back
+         */
+        public Snapshot(int partition, int sequenceMin, int sequenceMax, long sequence, long now, long wallHi, long wallSafe, long drifts) {
+            this.partition = partition;
+            this.sequenceMin = sequenceMin;
+            this.sequenceMax = sequenceMax;
+            this.sequence = sequence;
+            this.now = now;
+            this.wallHi = wallHi;
+            this.wallSafe = wallSafe;
+            this.drifts = drifts;
+        }
+
+        long[] fields() {
+            return new long[] {partition, sequenceMin, sequenceMax, sequence, now, wallHi, wallSafe, drifts};
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Snapshot && java.util.Arrays.equals(((Snapshot) o).fields(), fields());
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(fields());
+        }
+
+        @Override
+        public String toString() {
+            return "Snapshot" + java.util.Arrays.toString(fields());
+        }
+    }
+
     /** Settings of a sno generator. */
     public static final class Builder {
         private int partition = -1;
         private int seqMin = 0;
         private int seqMax = 0xFFFF;
         private MockTime mock;
+        private Snapshot restore;
 
         Builder() {}
+
+        /**
+         * Resumes from a snapshot: its partition and sequence bounds, past
+         * every id of the generator it was taken of.
+         *
+         * @param snapshot the snapshot
+         * @return this builder
+         */
+        public Builder restore(Snapshot snapshot) {
+            this.restore = snapshot;
+            return this;
+        }
 
         /**
          * The partition (default: one drawn for the process).
@@ -320,7 +412,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
          */
         public Generator build() {
             MockTime m = mock;
-            long h = Native.snoNew(m, partition, seqMin, seqMax, m == null ? 0 : m.handle);
+            long h = Native.snoNew(m, partition, seqMin, seqMax, m == null ? 0 : m.handle, restore == null ? null : restore.fields());
             Generator g = new Generator(h);
             Native.own(g, h);
             return g;

@@ -83,6 +83,15 @@ class ErrorsTest {
     }
 
     @Test
+    void aPanicIsAnException() {
+        KguidException e = assertThrows(KguidException.class, Native::panic);
+        assertEquals(KguidException.Kind.INTERNAL, e.kind());
+        assertTrue(e.getMessage().contains("a panic on purpose"), e.getMessage());
+        // The library goes on working after it.
+        assertTrue(Guid.now().compareTo(Guid.now()) < 0);
+    }
+
+    @Test
     void usedUpClock() {
         // At the last tick of the 47-bit range: 16,384 ids are left, then
         // the clock refuses rather than wrap; a refused batch takes none.

@@ -76,25 +76,42 @@ class VectorsSnoTest {
         return EPOCH_NS + units * UNIT_NS + (step * 7919L) % UNIT_NS;
     }
 
+    static int run(Sno.Generator gen, MockTime time, JsonNode steps) {
+        int i = 0;
+        for (JsonNode step : steps) {
+            time.set(at(step.get("units").asLong(), i));
+            assertEquals(check(step.get("id")), gen.next(step.get("meta").asInt()), "step " + i);
+            i++;
+        }
+        return i;
+    }
+
     @Test
     void generator() {
-        int steps = 0, gens = 0;
+        int steps = 0, resumed = 0, gens = 0;
         for (JsonNode g : v.get("generator")) {
             MockTime time = new MockTime(0);
             Sno.Generator gen = Sno.generator().partition(g.get("partition").asInt())
                 .sequence(g.get("sequence_min").asInt(), g.get("sequence_max").asInt()).time(time).build();
-            int i = 0;
-            for (JsonNode step : g.get("steps")) {
-                time.set(at(step.get("units").asLong(), i));
-                assertEquals(check(step.get("id")), gen.next(step.get("meta").asInt()), "step " + i);
-                i++;
-            }
-            steps += i;
+            steps += run(gen, time, g.get("steps"));
+
+            JsonNode want = g.get("snapshot_after");
+            int partition = (want.get("partition").get(0).asInt() << 8) | want.get("partition").get(1).asInt();
+            Sno.Snapshot theirs = new Sno.Snapshot(partition, want.get("sequenceMin").asInt(), want.get("sequenceMax").asInt(),
+                want.get("sequence").asLong(), want.get("now").asLong(), want.get("wallHi").asLong(), want.get("wallSafe").asLong(),
+                want.get("drifts").asLong());
+            assertEquals(theirs, gen.snapshot());
+
+            MockTime later = new MockTime(at(theirs.now, 0));
+            Sno.Generator again = Sno.generator().restore(theirs).time(later).build();
+            resumed += run(again, later, g.get("resumed_from_snapshot"));
             gens++;
         }
         assertEquals(18_000, steps);
+        assertEquals(3_000, resumed);
         Vectors.count("muyo-sno generator", gens);
         Vectors.count("muyo-sno generator (steps)", steps);
+        Vectors.count("muyo-sno generator (resumed steps)", resumed);
     }
 
     @Test
