@@ -37,6 +37,10 @@ class CleanupTest {
             }
             if (i % 100_000 == 0) {
                 peak = Math.max(peak, Native.liveHandles());
+                // Collections now and then, so that the live handles'
+                // peak (which sets the allocator's size) is alike in both
+                // rounds, whenever the collector would have run.
+                System.gc();
             }
         }
         for (int i = 0; i < 30_000; i++) {
@@ -61,6 +65,6 @@ class CleanupTest {
         System.out.println("cleanup: 1,000,000 clocks and 90,000 other handles made and dropped after as many before;"
             + " live handles at the end " + live + " (peak sampled " + peak + "); RSS " + before + " kB -> " + after + " kB");
         assertTrue(live <= 1000, "handles not freed: " + live);
-        assertTrue(after - before < 64 * 1024, "RSS grew by " + (after - before) + " kB");
+        assertTrue(after - before < 32 * 1024, "RSS grew by " + (after - before) + " kB");
     }
 }
