@@ -7,6 +7,14 @@
 //! connections fail. It never retries a request that was sent: the store
 //! above decides, since a request may have been applied before its
 //! connection failed.
+//!
+//! A write counts only once every backup of its partition has
+//! acknowledged it: the client is connected to every member, each of
+//! which sends it the acknowledgements of the backups it keeps, and a
+//! write the owner applied but some backup did not acknowledge in time is
+//! [`Error::Backups`]. So no write is confirmed that the loss of its owner
+//! (a crash, or a split brain that leaves the owner on the other side)
+//! could take back.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
@@ -16,7 +24,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::codec::{self, View};
@@ -81,6 +89,9 @@ struct Inner {
     /// concurrent requests make one.
     connecting: tokio::sync::Mutex<()>,
     heartbeat: Mutex<Option<AbortHandle>>,
+    /// The backup acknowledgements received for each backup-aware
+    /// request under way, by correlation id.
+    acks: Mutex<HashMap<i64, watch::Sender<u8>>>,
 }
 
 #[derive(Default)]
@@ -150,6 +161,7 @@ impl Client {
                 state: Mutex::new(State::default()),
                 connecting: tokio::sync::Mutex::new(()),
                 heartbeat: Mutex::new(None),
+                acks: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -170,6 +182,9 @@ impl Client {
     /// waits for the answer; a member's error is [`Error::Server`].
     pub async fn invoke(&self, request: Request, key: &[u8]) -> Result<Message> {
         let primary = self.primary().await?;
+        if request.is_backup_aware() {
+            self.connect_all().await;
+        }
         let partitions = self.inner.state().partitions;
         let partition = crate::data::partition(key, partitions);
         let connection = self.owner(partition).await.unwrap_or(primary);
@@ -202,6 +217,37 @@ impl Client {
             .members
             .insert(connection.uuid, connection.clone());
         (connection.uuid == uuid).then_some(connection)
+    }
+
+    /// Connects to every member the view lists that has no connection:
+    /// backups acknowledge through their own member's connection. One that
+    /// fails is left; its acknowledgements will be missing.
+    async fn connect_all(&self) {
+        let missing: Vec<String> = {
+            let state = self.inner.state();
+            state
+                .addresses
+                .iter()
+                .filter(|(uuid, _)| !state.members.get(uuid).is_some_and(|c| c.is_open()))
+                .map(|(_, address)| address.clone())
+                .collect()
+        };
+        if missing.is_empty() {
+            return;
+        }
+        let _one = self.inner.connecting.lock().await;
+        for address in missing {
+            if let Ok(connection) = self.open(&address).await {
+                let mut state = self.inner.state();
+                let open = state
+                    .members
+                    .get(&connection.uuid)
+                    .is_some_and(|c| c.is_open());
+                if !open {
+                    state.members.insert(connection.uuid, connection);
+                }
+            }
+        }
     }
 
     /// The connection that gets the cluster view: made, to the first
@@ -299,6 +345,7 @@ impl Client {
             )));
         };
         connection.uuid = uuid;
+        self.send(&connection, codec::backup_listener()).await?;
         let mut state = self.inner.state();
         state.partitions = answer.partitions;
         state.cluster = answer.cluster;
@@ -306,7 +353,8 @@ impl Client {
         Ok(Arc::new(connection))
     }
 
-    /// Sends `request` on `connection` and waits for its answer.
+    /// Sends `request` on `connection` and waits for its answer, and for
+    /// the acknowledgements of its backups if it is backup-aware.
     async fn send(&self, connection: &Connection, request: Request) -> Result<Message> {
         let correlation = self.inner.correlation.fetch_add(1, Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -316,8 +364,17 @@ impl Client {
             .lock()
             .expect("pending")
             .insert(correlation, tx);
+        let mut acks = request.is_backup_aware().then(|| {
+            let (tx, rx) = watch::channel(0);
+            self.inner
+                .acks
+                .lock()
+                .expect("acks")
+                .insert(correlation, tx);
+            rx
+        });
         // Removed whatever happens: answered, failed or timed out.
-        let _forget = Forget(&connection.shared, correlation);
+        let _forget = Forget(&connection.shared, &self.inner, correlation);
         let closed = |reason: String| Error::Closed {
             member: connection.member.clone(),
             reason,
@@ -327,6 +384,8 @@ impl Client {
         }
         let timeout = self.inner.config.timeout;
         let bytes = request.finish(correlation);
+        // The backups the answer said to wait for, once it came.
+        let expected = std::sync::atomic::AtomicU16::new(u16::MAX);
         let exchange = async {
             let mut writer = connection.writer.lock().await;
             if let Err(e) = writer.write_all(&bytes).await {
@@ -334,12 +393,31 @@ impl Client {
                 return Err(closed(e.to_string()));
             }
             drop(writer);
-            rx.await
-                .unwrap_or_else(|_| Err(closed("closed before the answer".into())))
+            let answer = rx
+                .await
+                .unwrap_or_else(|_| Err(closed("closed before the answer".into())))?;
+            if let Some(acks) = &mut acks {
+                let backups = answer.backups()?;
+                expected.store(backups.into(), Relaxed);
+                if acks.wait_for(|&n| n >= backups).await.is_err() {
+                    return Err(closed("closed before the backups acknowledged".into()));
+                }
+            }
+            Ok(answer)
         };
-        let answer = tokio::time::timeout(timeout, exchange)
-            .await
-            .map_err(|_| Error::Timeout(timeout))??;
+        let answer = match tokio::time::timeout(timeout, exchange).await {
+            Ok(answer) => answer?,
+            Err(_) => {
+                // An answer without all its acknowledgements says so.
+                return Err(match (u8::try_from(expected.load(Relaxed)), &acks) {
+                    (Ok(expected), Some(acks)) => Error::Backups {
+                        acked: *acks.borrow(),
+                        expected,
+                    },
+                    _ => Error::Timeout(timeout),
+                });
+            }
+        };
         if answer.kind()? == codec::ERROR {
             let (code, class, message) = codec::error(&answer)?;
             return Err(Error::Server {
@@ -435,12 +513,14 @@ impl Shared {
     }
 }
 
-/// Removes a request from the pending ones when its sender is done.
-struct Forget<'a>(&'a Shared, i64);
+/// Removes a request from the pending ones, and its acknowledgements,
+/// when its sender is done.
+struct Forget<'a>(&'a Shared, &'a Inner, i64);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        self.0.pending.lock().expect("pending").remove(&self.1);
+        self.0.pending.lock().expect("pending").remove(&self.2);
+        self.1.acks.lock().expect("acks").remove(&self.2);
     }
 }
 
@@ -459,8 +539,14 @@ async fn read_messages(
             Err(e) => break e,
         };
         if message.is_event() {
-            if let (Some(inner), Ok(Some(view))) = (inner.upgrade(), codec::view(&message)) {
-                inner.apply(view);
+            if let Some(inner) = inner.upgrade() {
+                if let Ok(Some(correlation)) = codec::backup_ack(&message) {
+                    if let Some(acks) = inner.acks.lock().expect("acks").get(&correlation) {
+                        acks.send_modify(|n| *n = n.saturating_add(1));
+                    }
+                } else if let Ok(Some(view)) = codec::view(&message) {
+                    inner.apply(view);
+                }
             }
             continue;
         }

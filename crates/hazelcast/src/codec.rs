@@ -1,6 +1,7 @@
 //! The messages this client sends and reads: authentication, the cluster
-//! view, pings, and five map operations. A response's type is its
-//! request's plus one; type 0 is a member's error.
+//! view, backup acknowledgements, pings, and five map operations (the
+//! four writes backup-aware). A response's type is its request's plus
+//! one; type 0 is a member's error.
 
 use crate::message::{EVENT_FIELDS, Malformed, Message, RESPONSE_FIELDS, Reader, Request};
 
@@ -14,6 +15,9 @@ const MEMBERS_VIEW: i32 = 0x00_0302;
 const PARTITIONS_VIEW: i32 = 0x00_0303;
 /// `Client.Ping`.
 pub const PING: i32 = 0x00_0b00;
+/// `Client.LocalBackupListener`.
+pub const BACKUP_LISTENER: i32 = 0x00_0f00;
+const BACKUP_ACK: i32 = 0x00_0f02;
 /// `Map.Get`.
 pub const MAP_GET: i32 = 0x01_0200;
 /// `Map.ReplaceIfSame`.
@@ -164,6 +168,21 @@ fn member(r: &mut Reader) -> Result<Member> {
     Ok(Member { uuid, host, port })
 }
 
+/// Asks the member to send this client the acknowledgements of the backups
+/// it keeps of backup-aware requests.
+pub fn backup_listener() -> Request {
+    Request::new(BACKUP_LISTENER, 0)
+}
+
+/// The correlation id of the request a backup acknowledgement is for;
+/// `None` for events of other kinds.
+pub fn backup_ack(message: &Message) -> Result<Option<i64>> {
+    match message.kind()? {
+        BACKUP_ACK => message.reader().fields()?.i64(EVENT_FIELDS).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// A ping, which keeps the connection alive.
 pub fn ping() -> Request {
     Request::new(PING, 0)
@@ -180,6 +199,7 @@ pub fn get(map: &str, key: &[u8]) -> Request {
 /// `Map.PutIfAbsent`: `value` under `key` for `ttl_ms`, if `key` has none.
 pub fn put_if_absent(map: &str, key: &[u8], value: &[u8], ttl_ms: i64) -> Request {
     Request::new(MAP_PUT_IF_ABSENT, 16)
+        .backup_aware()
         .i64(0, THREAD)
         .i64(8, ttl_ms)
         .string(map)
@@ -190,6 +210,7 @@ pub fn put_if_absent(map: &str, key: &[u8], value: &[u8], ttl_ms: i64) -> Reques
 /// `Map.ReplaceIfSame`: `value` under `key`, if it holds `old`.
 pub fn replace_if_same(map: &str, key: &[u8], old: &[u8], value: &[u8]) -> Request {
     Request::new(MAP_REPLACE_IF_SAME, 8)
+        .backup_aware()
         .i64(0, THREAD)
         .string(map)
         .bytes(key)
@@ -200,6 +221,7 @@ pub fn replace_if_same(map: &str, key: &[u8], old: &[u8], value: &[u8]) -> Reque
 /// `Map.RemoveIfSame`: removes `key` if it holds `value`.
 pub fn remove_if_same(map: &str, key: &[u8], value: &[u8]) -> Request {
     Request::new(MAP_REMOVE_IF_SAME, 8)
+        .backup_aware()
         .i64(0, THREAD)
         .string(map)
         .bytes(key)
@@ -209,6 +231,7 @@ pub fn remove_if_same(map: &str, key: &[u8], value: &[u8]) -> Request {
 /// `Map.SetTtl`: `key` lives `ttl_ms` from now.
 pub fn set_ttl(map: &str, key: &[u8], ttl_ms: i64) -> Request {
     Request::new(MAP_SET_TTL, 8)
+        .backup_aware()
         .i64(0, ttl_ms)
         .string(map)
         .bytes(key)

@@ -34,6 +34,17 @@ pub enum Error {
         /// What happened.
         reason: String,
     },
+    /// A write its partition's owner applied, but fewer of its backups
+    /// acknowledged within the timeout than the owner keeps (a backup cut
+    /// off, or gone): it may be lost with the owner, so it does not count
+    /// as stored.
+    #[error("written, but acknowledged by {acked} of {expected} backups")]
+    Backups {
+        /// Backups that acknowledged it.
+        acked: u8,
+        /// Backups the owner keeps.
+        expected: u8,
+    },
     /// No answer within the time given.
     #[error("no answer from Hazelcast within {0:?}")]
     Timeout(Duration),

@@ -19,6 +19,9 @@ pub const END: u16 = 1 << 11;
 pub const NULL: u16 = 1 << 10;
 /// A message the member sends unasked: an event of a listener.
 pub const EVENT: u16 = 1 << 9;
+/// A request whose backups acknowledge it to the client, not to their
+/// owner: the answer says how many to wait for.
+pub const BACKUP_AWARE: u16 = 1 << 8;
 
 /// The largest message this client takes: its own are far smaller, and a
 /// member's answers to them (a member list, a partition table) too.
@@ -149,6 +152,12 @@ impl Message {
     /// The correlation id: the request's, in its response or events.
     pub fn correlation(&self) -> Result<i64> {
         Fields(&self.first()?.content).i64(4)
+    }
+
+    /// How many backups acknowledge the request this answers
+    /// ([`BACKUP_AWARE`]).
+    pub fn backups(&self) -> Result<u8> {
+        Fields(&self.first()?.content).u8(12)
     }
 
     /// Whether it is an event of a listener.
@@ -385,6 +394,19 @@ impl Request {
         self.frame(BEGIN, &[]);
         self.frame(END, &[]);
         self
+    }
+
+    /// Asks the backups to acknowledge the request to the client
+    /// ([`BACKUP_AWARE`]).
+    pub fn backup_aware(mut self) -> Request {
+        let old = u16::from_le_bytes([self.buf[4], self.buf[5]]);
+        self.buf[4..6].copy_from_slice(&(old | BACKUP_AWARE).to_le_bytes());
+        self
+    }
+
+    /// Whether the backups acknowledge it to the client.
+    pub fn is_backup_aware(&self) -> bool {
+        u16::from_le_bytes([self.buf[4], self.buf[5]]) & BACKUP_AWARE != 0
     }
 
     /// The bytes to send, with this correlation id; the last frame final.

@@ -293,3 +293,55 @@ async fn a_destroyed_map_stops_its_holders_and_quiets_the_next() {
     assert_eq!(next.node, 0);
     assert_eq!(next.quiet, 2 * TTL);
 }
+
+/// A write whose backup does not acknowledge it (its member paused) does
+/// not count, though its owner applied it: claims fail with `Backups` (or
+/// time out, where the paused member owns the key), as long as the
+/// members left have not dropped the paused one (after that they keep no
+/// backup, and writes succeed again: the availability that split-brain
+/// protection trades away). Once the member is back, claims succeed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_without_its_backups_acknowledgement_does_not_count() {
+    let Some(cluster) = Cluster::start(Setup {
+        detection: Duration::from_secs(60),
+        ..Setup::new(2)
+    }) else {
+        return;
+    };
+    let mut config = Config::new(cluster.addresses());
+    config.cluster = cluster.name.clone();
+    let store = HazelcastStore::new(Client::new(config).unwrap());
+    // Connected to both members before one pauses.
+    claim(&store, "acks", 100, 100).await;
+    cluster.signal(1, libc::SIGSTOP);
+    let mut n = 0;
+    loop {
+        match store.claim("acks", n, n, TTL, "test").await {
+            Ok(held) => panic!("node {n} claimed without its backup: {held:?}"),
+            // The paused member's keys.
+            Err(kguid_lease::Error::Timeout) => {}
+            Err(kguid_lease::Error::Store(e)) => match e.downcast_ref::<Error>() {
+                Some(Error::Backups {
+                    acked: 0,
+                    expected: 1,
+                }) => break,
+                // The paused member's connection, closed for want of pings.
+                Some(Error::Closed { .. }) => {}
+                other => panic!("node {n}: {other:?}"),
+            },
+            Err(e) => panic!("node {n}: {e}"),
+        }
+        n += 1;
+        assert!(n < 24, "no key of the running member's");
+    }
+    cluster.signal(1, libc::SIGCONT);
+    let mut tries = 0;
+    let again = loop {
+        if let Ok(Claim::Held(c)) = store.claim("acks", 200, 200, TTL, "test").await {
+            break c;
+        }
+        tries += 1;
+        assert!(tries < 30, "no claim once the member is back");
+    };
+    assert_eq!(again.node, 200);
+}

@@ -23,6 +23,7 @@ pub struct Cluster {
     dir: tempfile::TempDir,
     /// Extra YAML under `hazelcast:` for every member (map settings).
     extra: String,
+    detection: Duration,
 }
 
 struct Member {
@@ -40,6 +41,8 @@ pub struct Setup {
     /// The smallest cluster that may use the leases' map (split-brain
     /// protection); 0 for none.
     pub quorum: usize,
+    /// How long a member may be silent before the others drop it.
+    pub detection: Duration,
 }
 
 impl Setup {
@@ -49,6 +52,7 @@ impl Setup {
             members,
             backups: 1,
             quorum: 0,
+            detection: Duration::from_secs(5),
         }
     }
 }
@@ -130,6 +134,7 @@ impl Cluster {
             ports,
             dir: tempfile::tempdir().expect("a directory for the members"),
             extra,
+            detection: setup.detection,
         };
         for i in 0..setup.members {
             let member = cluster.spawn(i);
@@ -178,13 +183,14 @@ impl Cluster {
 {members}  properties:
     hazelcast.phone.home.enabled: false
     hazelcast.heartbeat.interval.seconds: 1
-    hazelcast.max.no.heartbeat.seconds: 5
+    hazelcast.max.no.heartbeat.seconds: {detection}
     hazelcast.merge.first.run.delay.seconds: 5
     hazelcast.merge.next.run.delay.seconds: 5
 {extra}",
             name = self.name,
             port = self.ports[i],
             extra = self.extra,
+            detection = self.detection.as_secs().max(1),
         );
         let path = self.dir.path().join(format!("member-{i}.yaml"));
         std::fs::write(&path, yaml).expect("member config");
@@ -246,6 +252,14 @@ impl Cluster {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    /// Sends `signal` to member `i` (SIGSTOP pauses it, SIGCONT resumes).
+    pub fn signal(&self, i: usize, signal: i32) {
+        let child = self.members[i].child.as_ref().expect("a running member");
+        // SAFETY: signals only a child this cluster started and has not reaped.
+        let sent = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        assert_eq!(sent, 0, "signal {signal} to member {i}");
     }
 
     /// Waits until every member left sees `size` members.
