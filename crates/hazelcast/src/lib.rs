@@ -71,3 +71,9 @@ mod tests {
         }
     }
 }
+
+// The README's Rust blocks, compiled as doctests, so that the README
+// cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
