@@ -47,6 +47,9 @@ pub struct Config {
     pub heartbeat: Duration,
     /// The client's name, shown by the members.
     pub name: String,
+    /// The local address connections leave from (a host with several),
+    /// if not the system's choice.
+    pub bind: Option<std::net::IpAddr>,
 }
 
 impl Config {
@@ -60,6 +63,7 @@ impl Config {
             timeout: Duration::from_secs(1),
             heartbeat: Duration::from_secs(2),
             name: format!("kguid-{}", std::process::id()),
+            bind: None,
         }
     }
 }
@@ -297,7 +301,7 @@ impl Client {
             addresses: address.to_owned(),
             last,
         };
-        let stream = tokio::time::timeout(config.timeout, TcpStream::connect(address))
+        let stream = tokio::time::timeout(config.timeout, connect(address, config.bind))
             .await
             .map_err(|_| unreachable(std::io::ErrorKind::TimedOut.into()))?
             .map_err(unreachable)?;
@@ -597,6 +601,26 @@ async fn read_message(read: &mut BufReader<OwnedReadHalf>) -> Result<Message> {
             return Ok(message);
         }
     }
+}
+
+/// A connection to `address` (`host:port`), from `bind` if given.
+async fn connect(address: &str, bind: Option<std::net::IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(local) = bind else {
+        return TcpStream::connect(address).await;
+    };
+    let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+    for remote in tokio::net::lookup_host(address).await? {
+        let socket = match remote {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.bind((local, 0).into())?;
+        match socket.connect(remote).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// Each address once, in order.

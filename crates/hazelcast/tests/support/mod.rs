@@ -24,6 +24,9 @@ pub struct Cluster {
     /// Extra YAML under `hazelcast:` for every member (map settings).
     extra: String,
     detection: Duration,
+    spread: bool,
+    /// The nft table of a split, while one is made.
+    split: Option<String>,
 }
 
 struct Member {
@@ -43,6 +46,10 @@ pub struct Setup {
     pub quorum: usize,
     /// How long a member may be silent before the others drop it.
     pub detection: Duration,
+    /// Each member on an address of its own (127.0.0.10, .11, …), its
+    /// connections bound to it, so that [`Cluster::split`] can cut them
+    /// apart; else all on 127.0.0.1.
+    pub spread: bool,
 }
 
 impl Setup {
@@ -53,6 +60,7 @@ impl Setup {
             backups: 1,
             quorum: 0,
             detection: Duration::from_secs(5),
+            spread: false,
         }
     }
 }
@@ -135,6 +143,8 @@ impl Cluster {
             dir: tempfile::tempdir().expect("a directory for the members"),
             extra,
             detection: setup.detection,
+            spread: setup.spread,
+            split: None,
         };
         for i in 0..setup.members {
             let member = cluster.spawn(i);
@@ -148,22 +158,59 @@ impl Cluster {
 
     /// `host:port` of every member.
     pub fn addresses(&self) -> Vec<String> {
-        self.ports
-            .iter()
-            .map(|p| format!("127.0.0.1:{p}"))
-            .collect()
+        (0..self.ports.len()).map(|i| self.address(i)).collect()
+    }
+
+    /// The IP address of member `i`.
+    pub fn ip(&self, i: usize) -> String {
+        match self.spread {
+            true => format!("127.0.0.{}", 10 + i),
+            false => "127.0.0.1".into(),
+        }
     }
 
     /// `host:port` of member `i`.
     pub fn address(&self, i: usize) -> String {
-        format!("127.0.0.1:{}", self.ports[i])
+        format!("{}:{}", self.ip(i), self.ports[i])
+    }
+
+    /// Cuts the hosts of `a` from those of `b` (IP addresses: members'
+    /// and clients' bound ones): every packet between the two sides is
+    /// dropped, until [`Cluster::heal`].
+    pub fn split(&mut self, a: &[String], b: &[String]) {
+        use std::io::Write;
+        let table = format!("kguid_split_{}", self.name.replace('-', "_"));
+        let rules = format!(
+            "table inet {table} {{\n chain output {{\n  type filter hook output priority 0;\n  ip saddr {{ {a} }} ip daddr {{ {b} }} drop\n  ip saddr {{ {b} }} ip daddr {{ {a} }} drop\n }}\n}}\n",
+            a = a.join(", "),
+            b = b.join(", ")
+        );
+        let mut nft = Command::new("nft")
+            .args(["-f", "-"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run nft");
+        nft.stdin
+            .take()
+            .unwrap()
+            .write_all(rules.as_bytes())
+            .unwrap();
+        assert!(nft.wait().unwrap().success(), "nft refused:\n{rules}");
+        self.split = Some(table);
+    }
+
+    /// Ends the split.
+    pub fn heal(&mut self) {
+        if let Some(table) = self.split.take() {
+            let _ = Command::new("nft")
+                .args(["delete", "table", "inet", &table])
+                .status();
+        }
     }
 
     fn config(&self, i: usize) -> PathBuf {
-        let members: String = self
-            .ports
-            .iter()
-            .map(|p| format!("          - 127.0.0.1:{p}\n"))
+        let members: String = (0..self.ports.len())
+            .map(|j| format!("          - {}\n", self.address(j)))
             .collect();
         let yaml = format!(
             "hazelcast:
@@ -182,6 +229,8 @@ impl Cluster {
         member-list:
 {members}  properties:
     hazelcast.phone.home.enabled: false
+    hazelcast.socket.bind.any: false
+    hazelcast.socket.client.bind.any: false
     hazelcast.heartbeat.interval.seconds: 1
     hazelcast.max.no.heartbeat.seconds: {detection}
     hazelcast.merge.first.run.delay.seconds: 5
@@ -207,7 +256,7 @@ impl Cluster {
         let child = Command::new("java")
             .args(["-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
             .arg(format!("-Dhazelcast.config={}", self.config(i).display()))
-            .arg("-Dhazelcast.local.localAddress=127.0.0.1")
+            .arg(format!("-Dhazelcast.local.localAddress={}", self.ip(i)))
             .arg("-Dhazelcast.logging.type=jdk")
             .arg("-cp")
             .arg(jar().expect("the jar"))
@@ -333,6 +382,7 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        self.heal();
         for i in 0..self.members.len() {
             self.kill(i);
         }
