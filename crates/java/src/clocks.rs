@@ -455,6 +455,31 @@ pub extern "system" fn Java_io_kguid_Native_clockFromL64<'l>(
     })
 }
 
+/// The id of type `t` (`Native.V3_GUID`, `V3_LUID`, `XUID`) that the v3
+/// clock `h` gives at a time (its node and drift, its direction), at
+/// sequence 0: the crate's `from_time`, a bound for range queries.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_v3FromTime<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    _owner: JObject<'l>,
+    h: jlong,
+    t: jint,
+    time_ns: jlong,
+    out: JLongArray<'l>,
+) {
+    run(&mut env, |env| {
+        let c = v3c(h)?;
+        let at = time_at(time_ns);
+        let v = match t {
+            2 => v3::Guid::from_time(c, at).to_u128(),
+            3 => v3::Luid::from_time(c, at).to_u128(),
+            _ => v3::Xuid::from_time(c, at).to_u128(),
+        };
+        put(env, &out, v)
+    })
+}
+
 /// The address of a direct buffer (a thread's scratch for `g`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_kguid_Native_address<'l>(

@@ -439,6 +439,31 @@ pub extern "system" fn Java_io_kguid_Native_diff<'l>(
     })
 }
 
+/// Go v3's ring order of two ids (`ab = {a.hi, a.lo, b.hi, b.lo}`) seen
+/// from the node `reference`: -1, 0 or 1.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_kguid_Native_cmpRing<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    t: jint,
+    ab: JLongArray<'l>,
+    reference: jlong,
+) -> jint {
+    run(&mut env, |env| {
+        let mut v = [0; 4];
+        env.get_long_array_region(&ab, 0, &mut v)?;
+        let o = match t {
+            V3_GUID => {
+                let r: u32 = part("reference", reference, u32::MAX.into())?;
+                value::<v3::Guid>(v[0], v[1])?.cmp_ring(&value(v[2], v[3])?, r)
+            }
+            XUID => value::<v3::Xuid>(v[0], v[1])?.cmp_ring(&value(v[2], v[3])?, reference as u64),
+            _ => return Err(Fail::State("no ring order of this type")),
+        };
+        Ok(o as jint)
+    })
+}
+
 /// A drift's code of a generation (2 or 3) for a signed skew in
 /// nanoseconds (Go's `time.Duration`).
 #[unsafe(no_mangle)]

@@ -158,6 +158,10 @@ public final class Native {
     public static native void fold(int type, int n, byte[] cells, long[] out);
     /** Go's Diff of {@code ab = {a.hi, a.lo, b.hi, b.lo}} into {@code out[0..2]}. */
     public static native void diff(int type, long[] ab, long[] out);
+    /** Go v3's ring order of {@code ab = {a.hi, a.lo, b.hi, b.lo}} from a reference node. */
+    public static native int cmpRing(int type, long[] ab, long reference);
+    /** A v3 clock's id of a time, at sequence 0, into {@code out[0..2]}. */
+    public static native void v3FromTime(Object owner, long handle, int type, long timeNs, long[] out);
     /** A drift code of a generation (2 or 3) for a signed skew. */
     public static native int driftFromNanos(int generation, long ns);
     /** A drift's window in nanoseconds. */

@@ -189,7 +189,7 @@ class VectorsV3Test {
 
     @Test
     void ids() {
-        int n = 0;
+        int n = 0, fromTime = 0;
         for (JsonNode c : v.get("g")) {
             Input in = new Input(c.get("input"));
             JsonNode gv = c.get("g"), lv = c.get("l"), xv = c.get("x");
@@ -221,10 +221,28 @@ class VectorsV3Test {
                 assertEquals(0xFFFF_FFFFL, e.max);
                 assertTrue(xv.get("to_g").get("error").asText().contains("0x" + Long.toHexString(x.node())));
             }
+            boolean crossChecked = false;
+            for (JsonNode cc : c.get("cross_checked")) {
+                crossChecked |= cc.asText().contains("FromTime");
+            }
+            if (crossChecked) {
+                boolean inverse = in.time < 0;
+                Clock.Builder b = Clock.builder().node(in.node & NODE58).drift(in.drift);
+                if (inverse) {
+                    b.inverse();
+                }
+                Clock clock = b.build();
+                long ns = inverse ? -1L - in.time : in.time;
+                assertEquals(g, Guid.fromTime(clock, ns));
+                assertEquals(x, Xuid.fromTime(clock, ns));
+                assertEquals(l, Luid.fromTime(clock, ns));
+                fromTime++;
+            }
             n++;
         }
         assertEquals(304, n);
         Vectors.count("fogfish-guid-v3 g", n);
+        Vectors.count("fogfish-guid-v3 g (FromTime)", fromTime);
     }
 
     static <T extends Comparable<T>> void order(T a, T b, JsonNode x) {
@@ -238,9 +256,23 @@ class VectorsV3Test {
         }
     }
 
+    static int ring(JsonNode x, long mask, java.util.function.LongToIntFunction cmp) {
+        JsonNode rings = x.get("ord_ring");
+        assertEquals(7, rings.size());
+        for (JsonNode r : rings) {
+            long ref = hex(r.get("ref"));
+            assertEquals(hex(r.get("ref_masked")), ref & mask);
+            int o = Integer.signum(cmp.applyAsInt(ref));
+            assertEquals(r.get("compare").asInt(), o);
+            assertEquals(r.get("before").asBoolean(), o < 0);
+            assertEquals(r.get("after").asBoolean(), o > 0);
+        }
+        return rings.size();
+    }
+
     @Test
     void pairs() {
-        int n = 0;
+        int n = 0, rings = 0;
         for (JsonNode c : v.get("pairs")) {
             Input a = new Input(c.get("a")), b = new Input(c.get("b"));
             JsonNode gv = c.get("g"), lv = c.get("l"), xv = c.get("x");
@@ -261,10 +293,13 @@ class VectorsV3Test {
             assertEquals(xv.get("diff_ab_hex").asText(), Vectors.hexOf(xa.diff(xb).toBytes()));
             assertEquals(xv.get("diff_ba_hex").asText(), Vectors.hexOf(xb.diff(xa).toBytes()));
             assertEquals(xa.toString().compareTo(xb.toString()) < 0, xa.compareTo(xb) < 0);
+            rings += ring(gv, 0xFFFF_FFFFL, r -> ga.cmpRing(gb, r & 0xFFFF_FFFFL));
+            rings += ring(xv, NODE58, r -> xa.cmpRing(xb, r));
             n++;
         }
         assertEquals(152, n);
         Vectors.count("fogfish-guid-v3 pairs", n);
+        Vectors.count("fogfish-guid-v3 pairs (ord_ring references)", rings);
     }
 
     static void parts(Guid g, JsonNode x) {

@@ -209,6 +209,18 @@ public final class Clock implements AutoCloseable {
         return new Guid(o[0], o[1]);
     }
 
+    /** Makes an id of two halves. */
+    interface Make<T> {
+        T of(long hi, long lo);
+    }
+
+    /** The id of a type this clock gives at a time, at sequence 0. */
+    <T> T idAt(int type, long timeNanos, Make<T> make) {
+        long[] o = new long[2];
+        Native.v3FromTime(this, h(), type, timeNanos, o);
+        return make.of(o[0], o[1]);
+    }
+
     private long[] info() {
         long[] o = new long[5];
         Native.clockInfo(this, h(), 3, o);

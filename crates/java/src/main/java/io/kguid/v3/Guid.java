@@ -370,6 +370,30 @@ public final class Guid implements Comparable<Guid>, Serializable {
         return new Guid(o[0], o[1]);
     }
 
+    /**
+     * The id a clock gives at a time, at sequence 0 (its node, drift and
+     * direction): a bound for range queries.
+     *
+     * @param clock the clock
+     * @param timeNanos Unix nanoseconds (unsigned)
+     * @return the id
+     */
+    public static Guid fromTime(Clock clock, long timeNanos) {
+        return clock.idAt(Native.V3_GUID, timeNanos, Guid::new);
+    }
+
+    /**
+     * Go v3's ring order: ids compared as seen from the node {@code
+     * reference}, the nodes taken on a ring starting after it.
+     *
+     * @param other the other id
+     * @param reference the reference node (32 bits)
+     * @return negative, zero or positive
+     */
+    public int cmpRing(Guid other, long reference) {
+        return Native.cmpRing(TYPE, new long[] {hi(), lo, other.hi(), other.lo}, reference);
+    }
+
     @Override
     public int compareTo(Guid o) {
         int c = Integer.compareUnsigned(hi, o.hi);

@@ -255,6 +255,18 @@ public final class Luid implements Comparable<Luid>, Serializable {
         return new Luid(o[1]);
     }
 
+    /**
+     * The local id a clock gives at a time, at sequence 0 (its drift and
+     * direction): a bound for range queries.
+     *
+     * @param clock the clock
+     * @param timeNanos Unix nanoseconds (unsigned)
+     * @return the id
+     */
+    public static Luid fromTime(Clock clock, long timeNanos) {
+        return clock.idAt(Native.V3_LUID, timeNanos, (hi, lo) -> new Luid(lo));
+    }
+
     @Override
     public int compareTo(Luid o) {
         return Long.compareUnsigned(v, o.v);

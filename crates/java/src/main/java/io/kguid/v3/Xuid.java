@@ -300,6 +300,30 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
         return new Xuid(o[0], o[1]);
     }
 
+    /**
+     * The id a clock gives at a time, at sequence 0 (its node, drift and
+     * direction): a bound for range queries.
+     *
+     * @param clock the clock
+     * @param timeNanos Unix nanoseconds (unsigned)
+     * @return the id
+     */
+    public static Xuid fromTime(Clock clock, long timeNanos) {
+        return clock.idAt(Native.XUID, timeNanos, Xuid::new);
+    }
+
+    /**
+     * Go v3's ring order: ids compared as seen from the node {@code
+     * reference}, the nodes taken on a ring starting after it.
+     *
+     * @param other the other id
+     * @param reference the reference node (its low 58 bits)
+     * @return negative, zero or positive
+     */
+    public int cmpRing(Xuid other, long reference) {
+        return Native.cmpRing(TYPE, new long[] {hi, lo, other.hi, other.lo}, reference);
+    }
+
     @Override
     public int compareTo(Xuid o) {
         int c = Long.compareUnsigned(hi, o.hi);
