@@ -21,7 +21,9 @@ final class Child {
             cmd.add("-Dkguid.library=" + lib);
         }
         cmd.add(main.getName());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        // Its standard error apart: Java 24+ warns there of the library's load
+        // from the class path.
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
         if (var != null) {
             pb.environment().put(var, value);
         }
