@@ -57,7 +57,15 @@ fn assert_unique(ids: &mut [u64]) -> usize {
 
 /// Claims every node id of the noeqd layout but `node` under `prefix`, for
 /// a minute, as a rival server would: the next server must take `node`.
-async fn rival_claims(cluster: &Cluster, prefix: &str, node: u32) {
+fn rival_claims(cluster: &Cluster, prefix: &str, node: u64) {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(claim_all_but(cluster, prefix, node as u32));
+}
+
+async fn claim_all_but(cluster: &Cluster, prefix: &str, node: u32) {
     let mut config = Config::new(cluster.addresses());
     config.cluster = cluster.name.clone();
     let store = HazelcastStore::new(Client::new(config).unwrap());
@@ -66,6 +74,15 @@ async fn rival_claims(cluster: &Cluster, prefix: &str, node: u32) {
         let claim = store.claim(prefix, n, n, minute, "rival").await.unwrap();
         assert!(matches!(claim, Claim::Held(_)), "node {n}: {claim:?}");
     }
+}
+
+/// The ids of a server that turns clients away until its lease lets it
+/// issue ids: the first ones it gives, and a batch more.
+fn first_ids(server: &ChildServer) -> Vec<u64> {
+    let first = eventually(Duration::from_secs(30), "ids from a leasing server", || {
+        try_ask(server.addr, 255)
+    });
+    first.into_iter().chain(fetch(server.addr)).collect()
 }
 
 /// Two servers lease distinct node ids, the lowest first; one stopped
@@ -87,10 +104,7 @@ fn servers_lease_distinct_nodes_and_a_released_node_comes_back_later() {
     assert!(log.contains("lease of node 0 released"), "{log}");
 
     let c = serve(&args);
-    let ids_c = eventually(Duration::from_secs(20), "ids from the third server", || {
-        try_ask(c.addr, 255)
-    });
-    let ids_c: Vec<u64> = ids_c.into_iter().chain(fetch(c.addr)).collect();
+    let ids_c = first_ids(&c);
     assert_eq!(node_of(&ids_c), 0, "the released node id comes back");
     let last_a = ids_a.iter().max().copied().unwrap();
     assert!(time(*ids_c.iter().min().unwrap()) > time(last_a));
@@ -111,20 +125,13 @@ fn a_killed_holders_successor_starts_after_its_ids_through_a_member_crash() {
     let mut a = serve(&args);
     let ids_a = fetch_serving(a.addr);
     let node = node_of(&ids_a);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(rival_claims(&cluster, prefix, node as u32));
+    rival_claims(&cluster, prefix, node);
     a.kill();
     let killed = Instant::now();
     cluster.kill_and_settle(0, 2);
 
     let b = serve(&args);
-    let first = eventually(Duration::from_secs(30), "ids from the successor", || {
-        try_ask(b.addr, 255)
-    });
-    let ids_b: Vec<u64> = first.into_iter().chain(fetch(b.addr)).collect();
+    let ids_b = first_ids(&b);
     assert_eq!(node_of(&ids_b), node, "the killed server's node id");
     let last_a = ids_a.iter().max().copied().unwrap();
     let first_b = ids_b.iter().min().copied().unwrap();
@@ -150,20 +157,11 @@ fn a_paused_holder_issues_nothing_on_the_node_id_it_lost() {
     let a = serve(&args);
     let ids_a = fetch_serving(a.addr);
     let node = node_of(&ids_a);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(rival_claims(&cluster, prefix, node as u32));
+    rival_claims(&cluster, prefix, node);
     // SAFETY: signals only the child this test started.
     unsafe { libc::kill(a.child.id() as libc::pid_t, libc::SIGSTOP) };
     let b = serve(&args);
-    let first = eventually(
-        Duration::from_secs(30),
-        "ids from the second server",
-        || try_ask(b.addr, 255),
-    );
-    let ids_b: Vec<u64> = first.into_iter().chain(fetch(b.addr)).collect();
+    let ids_b = first_ids(&b);
     assert_eq!(node_of(&ids_b), node);
     // SAFETY: as above.
     unsafe { libc::kill(a.child.id() as libc::pid_t, libc::SIGCONT) };
