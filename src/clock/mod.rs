@@ -3,13 +3,11 @@
 //!
 //! [`Clock<G>`] runs the crate's one state machine (one word `tick << 14 |
 //! seq`, one atomic read-modify-write per id) and packs its states into the
-//! ids of its [`Generation`]: [`V2`] (fogfish/guid v2, [`crate::Clock`]) or
-//! [`V3`] (Go's v3, [`crate::v3::Clock`]). The aliases are the names to use;
-//! the generic type is for code that serves either generation.
+//! ids of its [`Generation`]: [`V2`] ([`crate::Clock`]) or [`V3`]
+//! ([`crate::v3::Clock`]), the names to use; the generic type serves both.
 //!
 //! ```
 //! use guid::clock::{Clock, Generation};
-//!
 //! /// Two ids in order, from a clock of either generation.
 //! fn two<G: Generation>(clock: &Clock<G>) -> (G::Guid, G::Guid) {
 //!     (clock.g(), clock.g())
