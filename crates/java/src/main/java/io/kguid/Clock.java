@@ -59,9 +59,7 @@ public final class Clock implements AutoCloseable {
      * @throws KguidException.UsedUp at the end of the tick range
      */
     public Guid g() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(this, h(), Native.GUID, s.address);
-        return new Guid(s.buf.getLong(0), lo);
+        return Native.g(this, h(), Native.GUID, Guid::new);
     }
 
     /**
@@ -82,11 +80,7 @@ public final class Clock implements AutoCloseable {
     public Guid[] batch(int n) {
         long[] pairs = new long[2 * n];
         fill(pairs);
-        Guid[] ids = new Guid[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new Guid(pairs[2 * i], pairs[2 * i + 1]);
-        }
-        return ids;
+        return Native.unpair(pairs, Guid::new, new Guid[n]);
     }
 
     /**
@@ -98,11 +92,7 @@ public final class Clock implements AutoCloseable {
     public Luid[] batchLocal(int n) {
         long[] v = new long[n];
         fillLocal(v);
-        Luid[] ids = new Luid[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new Luid(v[i]);
-        }
-        return ids;
+        return Native.unpack(v, Luid::new, new Luid[n]);
     }
 
     /**
@@ -124,7 +114,7 @@ public final class Clock implements AutoCloseable {
      * @param n how many ids
      */
     public void fill(long[] out, int off, int n) {
-        check(out.length, off, n, 2);
+        Native.checkBatch(out.length, off, n, 2);
         Native.fill(this, h(), Native.GUID, out, off, n);
     }
 
@@ -136,7 +126,7 @@ public final class Clock implements AutoCloseable {
      * @return how many ids were written
      */
     public int fill(ByteBuffer buf) {
-        return fillBuffer(this, h(), Native.GUID, buf, Guid.BYTES);
+        return Native.fillBuffer(this, h(), Native.GUID, buf, Guid.BYTES);
     }
 
     /**
@@ -155,15 +145,11 @@ public final class Clock implements AutoCloseable {
      * @return the global id
      */
     public Guid fromL64(Luid local) {
-        long[] o = new long[2];
-        Native.clockFromL64(this, h(), Native.GUID, local.toLong(), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.clockFromL64(this, h(), Native.GUID, local.toLong(), o));
     }
 
     private long[] info() {
-        long[] o = new long[5];
-        Native.clockInfo(this, h(), 2, o);
-        return o;
+        return Native.clockInfo(this, h(), 2);
     }
 
     /**
@@ -237,7 +223,7 @@ public final class Clock implements AutoCloseable {
      * @return the code, 1..7
      */
     public static int driftFor(Duration skew) {
-        return Native.driftFromNanos(2, saturatedNanos(skew));
+        return Native.driftFor(2, skew);
     }
 
     /**
@@ -250,48 +236,9 @@ public final class Clock implements AutoCloseable {
         return Duration.ofNanos(Native.driftWindow(2, drift));
     }
 
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    static void check(int length, int off, int n, int width) {
-        if (off < 0 || n < 0 || (long) off + (long) n * width > length) {
-            throw new IndexOutOfBoundsException("batch of " + n + " ids from " + off + " in an array of " + length);
-        }
-    }
-
-    /** Fills a direct buffer from its position; the ids written. */
-    static int fillBuffer(Object owner, long handle, int type, ByteBuffer buf, int width) {
-        if (!buf.isDirect()) {
-            throw new IllegalArgumentException("the buffer must be direct (ByteBuffer.allocateDirect)");
-        }
-        if (buf.isReadOnly()) {
-            throw new java.nio.ReadOnlyBufferException();
-        }
-        int n = buf.remaining() / width;
-        int at = buf.position();
-        // The native side writes from the buffer's address, which a slice
-        // or a duplicate shares: its own offset is the position.
-        Native.fillBuffer(owner, handle, type, buf, at, n);
-        buf.position(at + n * width);
-        return n;
-    }
-
     /** Settings of a v2 clock. */
     public static final class Builder {
-        private long node = -1;
-        private boolean fromEnv;
-        private int drift = -1;
-        private int source;
-        private MockTime mock;
-        private boolean inverse;
-        private long notBefore = -1;
-        private long restore;
-        private boolean hasRestore;
+        private final Native.ClockSpec spec = new Native.ClockSpec(2);
 
         Builder() {}
 
@@ -305,7 +252,7 @@ public final class Clock implements AutoCloseable {
             if (node < 0 || node > 0xFFFF_FFFFL) {
                 throw KguidException.create(6, "node " + node + " is out of range 0..=4294967295", "node", node, 0xFFFF_FFFFL, 0, 0);
             }
-            this.node = node;
+            spec.node(node);
             return this;
         }
 
@@ -315,7 +262,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder nodeFromEnv() {
-            this.fromEnv = true;
+            spec.nodeFromEnv();
             return this;
         }
 
@@ -326,8 +273,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder drift(int code) {
-            Native.driftWindow(2, code);
-            this.drift = code;
+            spec.drift(code);
             return this;
         }
 
@@ -337,8 +283,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder wall() {
-            this.source = 0;
-            this.mock = null;
+            spec.source(0);
             return this;
         }
 
@@ -349,8 +294,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder ticker() {
-            this.source = 1;
-            this.mock = null;
+            spec.source(1);
             return this;
         }
 
@@ -360,8 +304,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder coarse() {
-            this.source = 2;
-            this.mock = null;
+            spec.source(2);
             return this;
         }
 
@@ -372,7 +315,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder time(MockTime time) {
-            this.mock = time;
+            spec.time(time);
             return this;
         }
 
@@ -382,7 +325,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder inverse() {
-            this.inverse = true;
+            spec.inverse();
             return this;
         }
 
@@ -393,7 +336,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder notBefore(Instant t) {
-            this.notBefore = Native.nanos(t);
+            spec.notBefore(t);
             return this;
         }
 
@@ -406,9 +349,7 @@ public final class Clock implements AutoCloseable {
          * @throws KguidException if the value is no snapshot
          */
         public Builder restore(long snapshot) {
-            Native.snapshotCheck(snapshot);
-            this.restore = snapshot;
-            this.hasRestore = true;
+            spec.restore(snapshot);
             return this;
         }
 
@@ -419,11 +360,7 @@ public final class Clock implements AutoCloseable {
          * @throws KguidException for settings the crate refuses
          */
         public Clock build() {
-            MockTime m = mock;
-            long h = Native.clockNew(m, 2, node, fromEnv, drift, source, m == null ? 0 : m.handle, inverse, notBefore, restore, hasRestore);
-            Clock c = new Clock(h);
-            Native.own(c, h);
-            return c;
+            return spec.build(Clock::new);
         }
     }
 }

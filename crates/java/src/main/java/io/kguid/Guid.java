@@ -44,9 +44,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid now() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(null, 0, TYPE, s.address);
-        return new Guid(s.buf.getLong(0), lo);
+        return Native.g(null, 0, TYPE, Guid::new);
     }
 
     /**
@@ -57,9 +55,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException with the reason (length, character, drift ...)
      */
     public static Guid parse(CharSequence s) {
-        long[] o = new long[2];
-        Native.parse(TYPE, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.parse(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -70,9 +66,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Guid fromBase62(CharSequence s) {
-        long[] o = new long[2];
-        Native.fromBase62(TYPE, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromBase62(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -83,9 +77,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException if they are not one
      */
     public static Guid fromBytes(byte[] b) {
-        long[] o = new long[2];
-        Native.fromBytes(TYPE, b, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromBytes(TYPE, b, o));
     }
 
     /**
@@ -112,9 +104,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException for a part outside its field
      */
     public static Guid compose(long node, long timeNanos, int seq, int drift) {
-        long[] o = new long[2];
-        Native.compose(TYPE, node, timeNanos, seq, drift, 0, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.compose(TYPE, node, timeNanos, seq, drift, 0, o));
     }
 
     /**
@@ -125,9 +115,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid fromL64(Luid local, long node) {
-        long[] o = new long[2];
-        Native.fromL64(TYPE, local.toLong(), node, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromL64(TYPE, local.toLong(), node, o));
     }
 
     /**
@@ -138,9 +126,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid fold(int n, byte[] cells) {
-        long[] o = new long[2];
-        Native.fold(TYPE, n, cells, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fold(TYPE, n, cells, o));
     }
 
     /**
@@ -224,9 +210,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
     }
 
     private long[] parts() {
-        long[] p = new long[6];
-        Native.parts(TYPE, hi(), lo, p);
-        return p;
+        return Native.parts(TYPE, hi(), lo);
     }
 
     /**
@@ -300,9 +284,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the difference
      */
     public Guid diff(Guid other) {
-        long[] o = new long[2];
-        Native.diff(TYPE, new long[] {hi(), lo, other.hi(), other.lo}, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.diff(TYPE, new long[] {hi(), lo, other.hi(), other.lo}, o));
     }
 
     @Override

@@ -250,6 +250,145 @@ public final class Native {
         return SCRATCH.get();
     }
 
+    // ---- clocks of both generations ----
+
+    /** A clock's settings and state: node, drift, inverse, last time, snapshot. */
+    public static long[] clockInfo(Object owner, long handle, int generation) {
+        long[] o = new long[5];
+        clockInfo(owner, handle, generation, o);
+        return o;
+    }
+
+    /** The drift code of a generation for a skew, saturated to a long of nanoseconds. */
+    public static int driftFor(int generation, java.time.Duration skew) {
+        long ns;
+        try {
+            ns = skew.toNanos();
+        } catch (ArithmeticException e) {
+            ns = skew.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return driftFromNanos(generation, ns);
+    }
+
+    /** Throws unless {@code n} ids of {@code width} longs fit from {@code off}. */
+    public static void checkBatch(int length, int off, int n, int width) {
+        if (off < 0 || n < 0 || (long) off + (long) n * width > length) {
+            throw new IndexOutOfBoundsException("batch of " + n + " ids from " + off + " in an array of " + length);
+        }
+    }
+
+    /** The objects of ids a batch wrote as (hi, lo) pairs, into {@code ids}. */
+    public static <T> T[] unpair(long[] pairs, Make<T> make, T[] ids) {
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = make.of(pairs[2 * i], pairs[2 * i + 1]);
+        }
+        return ids;
+    }
+
+    /** The objects of local ids a batch wrote, one long each, into {@code ids}. */
+    public static <T> T[] unpack(long[] values, java.util.function.LongFunction<T> make, T[] ids) {
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = make.apply(values[i]);
+        }
+        return ids;
+    }
+
+    /**
+     * Fills a direct buffer from its position with as many ids of {@code
+     * width} bytes as fit, moving the position past them.
+     */
+    public static int fillBuffer(Object owner, long handle, int type, ByteBuffer buf, int width) {
+        if (!buf.isDirect()) {
+            throw new IllegalArgumentException("the buffer must be direct (ByteBuffer.allocateDirect)");
+        }
+        if (buf.isReadOnly()) {
+            throw new java.nio.ReadOnlyBufferException();
+        }
+        int n = buf.remaining() / width;
+        int at = buf.position();
+        // The native side writes from the buffer's address, which a slice
+        // or a duplicate shares: its own offset is the position.
+        fillBuffer(owner, handle, type, buf, at, n);
+        buf.position(at + n * width);
+        return n;
+    }
+
+    /** The settings of a clock builder of either generation, and the build. */
+    public static final class ClockSpec {
+        private final int generation;
+        private long node = -1;
+        private boolean fromEnv;
+        private int drift = -1;
+        private int source;
+        private MockTime mock;
+        private boolean inverse;
+        private long notBefore = -1;
+        private long restore;
+        private boolean hasRestore;
+
+        /**
+         * The defaults of a generation's clock.
+         *
+         * @param generation 2 or 3
+         */
+        public ClockSpec(int generation) {
+            this.generation = generation;
+        }
+
+        /** Sets the node (checked by the caller). */
+        public void node(long node) {
+            this.node = node;
+        }
+
+        /** Takes the node from the environment. */
+        public void nodeFromEnv() {
+            this.fromEnv = true;
+        }
+
+        /** Sets the drift code, checked for the generation. */
+        public void drift(int code) {
+            driftWindow(generation, code);
+            this.drift = code;
+        }
+
+        /** Sets the time source: 0 the wall clock, 1 the ticker, 2 the coarse clock. */
+        public void source(int source) {
+            this.source = source;
+            this.mock = null;
+        }
+
+        /** Sets a mock time source. */
+        public void time(MockTime time) {
+            this.mock = time;
+        }
+
+        /** Makes ids count down. */
+        public void inverse() {
+            this.inverse = true;
+        }
+
+        /** Sets the earliest time of an id. */
+        public void notBefore(java.time.Instant t) {
+            this.notBefore = nanos(t);
+        }
+
+        /** Sets a snapshot to start past, checked. */
+        public void restore(long snapshot) {
+            snapshotCheck(snapshot);
+            this.restore = snapshot;
+            this.hasRestore = true;
+        }
+
+        /** A new clock: the object {@code make} makes of the handle, which it owns. */
+        public <T> T build(java.util.function.LongFunction<T> make) {
+            MockTime m = mock;
+            long h = clockNew(m, generation, node, fromEnv, drift, source, m == null ? 0 : m.handle, inverse, notBefore, restore, hasRestore);
+            T c = make.apply(h);
+            own(c, h);
+            return c;
+        }
+    }
+
     // ---- handles freed once their owner is unreachable ----
 
     private static final ReferenceQueue<Object> QUEUE = new ReferenceQueue<>();
@@ -347,6 +486,76 @@ public final class Native {
     }
 
     // ---- helpers of the value types ----
+
+    /**
+     * Makes a value type's object of its value (hi, lo): what lets one
+     * helper here serve every id type.
+     *
+     * @param <T> the value type
+     */
+    public interface Make<T> {
+        /**
+         * The object of a value.
+         *
+         * @param hi the bits above 64
+         * @param lo the low 64 bits
+         * @return the object
+         */
+        T of(long hi, long lo);
+    }
+
+    /** A native call that writes a value's (hi, lo) into {@code out}. */
+    public interface Into {
+        /**
+         * Runs the call.
+         *
+         * @param out the pair it writes
+         */
+        void call(long[] out);
+    }
+
+    /** The object of the value that {@code call} writes. */
+    public static <T> T pair(Make<T> make, Into call) {
+        long[] o = new long[2];
+        call.call(o);
+        return make.of(o[0], o[1]);
+    }
+
+    /** The parts of (hi, lo) of a type, as {@link #parts(int, long, long, long[])} gives them. */
+    public static long[] parts(int type, long hi, long lo) {
+        long[] p = new long[6];
+        parts(type, hi, lo, p);
+        return p;
+    }
+
+    /** The id of this thread's new value from a clock's {@code g}. */
+    public static <T> T g(Object owner, long handle, int type, Make<T> make) {
+        Scratch s = SCRATCH.get();
+        long lo = g(owner, handle, type, s.address);
+        return make.of(s.buf.getLong(0), lo);
+    }
+
+    /**
+     * The id of this thread's new value from a native call that writes its
+     * high bits at the scratch's address and returns its low bits.
+     */
+    public static <T> T fresh(Make<T> make, java.util.function.LongUnaryOperator call) {
+        Scratch s = SCRATCH.get();
+        long lo = call.applyAsLong(s.address);
+        return make.of(s.buf.getLong(0), lo);
+    }
+
+    /** The unsigned order of (hi, lo) pairs: the ids' order. */
+    public static int compare(long hi, long lo, long otherHi, long otherLo) {
+        int c = Long.compareUnsigned(hi, otherHi);
+        return c != 0 ? c : Long.compareUnsigned(lo, otherLo);
+    }
+
+    /** A native call's pair of two values: {a.hi, a.lo, b.hi, b.lo}. */
+    public static long[] two(long hi, long lo, long otherHi, long otherLo) {
+        return new long[] {hi, lo, otherHi, otherLo};
+    }
+
 
     /** The big-endian bytes of (hi, lo), the last {@code n} of the 16. */
     public static byte[] bytes(long hi, long lo, int n) {

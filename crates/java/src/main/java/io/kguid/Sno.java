@@ -39,9 +39,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
      * @return the id
      */
     public static Sno now(int meta) {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.snoNext(null, 0, meta, s.address);
-        return new Sno(s.buf.getLong(0), lo);
+        return Native.fresh(Sno::new, a -> Native.snoNext(null, 0, meta, a));
     }
 
     /**
@@ -52,9 +50,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Sno parse(CharSequence s) {
-        long[] o = new long[2];
-        Native.parse(TYPE, Native.utf8(s), o);
-        return new Sno(o[0], o[1]);
+        return Native.pair(Sno::new, o -> Native.parse(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -64,9 +60,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
      * @return the id
      */
     public static Sno fromBytes(byte[] b) {
-        long[] o = new long[2];
-        Native.fromBytes(TYPE, b, o);
-        return new Sno(o[0], o[1]);
+        return Native.pair(Sno::new, o -> Native.fromBytes(TYPE, b, o));
     }
 
     /**
@@ -81,9 +75,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
      * @throws KguidException for a part outside its range
      */
     public static Sno compose(long unixNanos, boolean tick, int meta, int partition, int sequence) {
-        long[] o = new long[2];
-        Native.compose(TYPE, partition, unixNanos, sequence, meta, tick ? 1 : 0, o);
-        return new Sno(o[0], o[1]);
+        return Native.pair(Sno::new, o -> Native.compose(TYPE, partition, unixNanos, sequence, meta, tick ? 1 : 0, o));
     }
 
     /**
@@ -105,9 +97,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
     }
 
     private long[] parts() {
-        long[] p = new long[6];
-        Native.parts(TYPE, hi, lo, p);
-        return p;
+        return Native.parts(TYPE, hi, lo);
     }
 
     /**
@@ -210,9 +200,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
          * @throws KguidException for a metabyte out of range, or a clock past sno's range
          */
         public Sno next(int meta) {
-            Native.Scratch s = Native.scratch();
-            long lo = Native.snoNext(this, handle, meta, s.address);
-            return new Sno(s.buf.getLong(0), lo);
+            return Native.fresh(Sno::new, a -> Native.snoNext(this, handle, meta, a));
         }
 
         /**
@@ -226,9 +214,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
          * @throws KguidException.Range for a time outside sno's range
          */
         public Sno next(int meta, long unixNanos) {
-            Native.Scratch s = Native.scratch();
-            long lo = Native.snoNextAt(this, handle, meta, unixNanos, s.address);
-            return new Sno(s.buf.getLong(0), lo);
+            return Native.fresh(Sno::new, a -> Native.snoNextAt(this, handle, meta, unixNanos, a));
         }
 
         /**

@@ -63,9 +63,7 @@ public final class Clock implements AutoCloseable {
      * @throws KguidException.UsedUp at the end of the tick range
      */
     public Guid g() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(this, h(), Native.V3_GUID, s.address);
-        return new Guid(s.buf.getLong(0), lo);
+        return Native.g(this, h(), Native.V3_GUID, Guid::new);
     }
 
     /**
@@ -74,9 +72,7 @@ public final class Clock implements AutoCloseable {
      * @return the id
      */
     public Xuid x() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(this, h(), Native.XUID, s.address);
-        return new Xuid(s.buf.getLong(0), lo);
+        return Native.g(this, h(), Native.XUID, Xuid::new);
     }
 
     /**
@@ -86,7 +82,7 @@ public final class Clock implements AutoCloseable {
      * @param out an array of even length
      */
     public void fillX(long[] out) {
-        check(out.length, 0, out.length / 2, 2);
+        Native.checkBatch(out.length, 0, out.length / 2, 2);
         Native.fill(this, h(), Native.XUID, out, 0, out.length / 2);
     }
 
@@ -98,7 +94,7 @@ public final class Clock implements AutoCloseable {
      * @return how many ids were written
      */
     public int fillX(ByteBuffer buf) {
-        return fillBuffer(this, h(), Native.XUID, buf, Xuid.BYTES);
+        return Native.fillBuffer(this, h(), Native.XUID, buf, Xuid.BYTES);
     }
 
     /**
@@ -108,9 +104,7 @@ public final class Clock implements AutoCloseable {
      * @return the id
      */
     public Xuid xFromL64(Luid local) {
-        long[] o = new long[2];
-        Native.clockFromL64(this, h(), Native.XUID, local.toLong(), o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.clockFromL64(this, h(), Native.XUID, local.toLong(), o));
     }
 
     /**
@@ -131,11 +125,7 @@ public final class Clock implements AutoCloseable {
     public Guid[] batch(int n) {
         long[] pairs = new long[2 * n];
         fill(pairs);
-        Guid[] ids = new Guid[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new Guid(pairs[2 * i], pairs[2 * i + 1]);
-        }
-        return ids;
+        return Native.unpair(pairs, Guid::new, new Guid[n]);
     }
 
     /**
@@ -147,11 +137,7 @@ public final class Clock implements AutoCloseable {
     public Luid[] batchLocal(int n) {
         long[] v = new long[n];
         fillLocal(v);
-        Luid[] ids = new Luid[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = new Luid(v[i]);
-        }
-        return ids;
+        return Native.unpack(v, Luid::new, new Luid[n]);
     }
 
     /**
@@ -173,7 +159,7 @@ public final class Clock implements AutoCloseable {
      * @param n how many ids
      */
     public void fill(long[] out, int off, int n) {
-        check(out.length, off, n, 2);
+        Native.checkBatch(out.length, off, n, 2);
         Native.fill(this, h(), Native.V3_GUID, out, off, n);
     }
 
@@ -185,7 +171,7 @@ public final class Clock implements AutoCloseable {
      * @return how many ids were written
      */
     public int fill(ByteBuffer buf) {
-        return fillBuffer(this, h(), Native.V3_GUID, buf, Guid.BYTES);
+        return Native.fillBuffer(this, h(), Native.V3_GUID, buf, Guid.BYTES);
     }
 
     /**
@@ -204,27 +190,16 @@ public final class Clock implements AutoCloseable {
      * @return the global id
      */
     public Guid fromL64(Luid local) {
-        long[] o = new long[2];
-        Native.clockFromL64(this, h(), Native.V3_GUID, local.toLong(), o);
-        return new Guid(o[0], o[1]);
-    }
-
-    /** Makes an id of two halves. */
-    interface Make<T> {
-        T of(long hi, long lo);
+        return Native.pair(Guid::new, o -> Native.clockFromL64(this, h(), Native.V3_GUID, local.toLong(), o));
     }
 
     /** The id of a type this clock gives at a time, at sequence 0. */
-    <T> T idAt(int type, long timeNanos, Make<T> make) {
-        long[] o = new long[2];
-        Native.v3FromTime(this, h(), type, timeNanos, o);
-        return make.of(o[0], o[1]);
+    <T> T idAt(int type, long timeNanos, Native.Make<T> make) {
+        return Native.pair(make, o -> Native.v3FromTime(this, h(), type, timeNanos, o));
     }
 
     private long[] info() {
-        long[] o = new long[5];
-        Native.clockInfo(this, h(), 3, o);
-        return o;
+        return Native.clockInfo(this, h(), 3);
     }
 
     /**
@@ -298,7 +273,7 @@ public final class Clock implements AutoCloseable {
      * @return the code, 0..7
      */
     public static int driftFor(Duration skew) {
-        return Native.driftFromNanos(3, saturatedNanos(skew));
+        return Native.driftFor(3, skew);
     }
 
     /**
@@ -311,48 +286,9 @@ public final class Clock implements AutoCloseable {
         return Duration.ofNanos(Native.driftWindow(3, drift));
     }
 
-    static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-    }
-
-    static void check(int length, int off, int n, int width) {
-        if (off < 0 || n < 0 || (long) off + (long) n * width > length) {
-            throw new IndexOutOfBoundsException("batch of " + n + " ids from " + off + " in an array of " + length);
-        }
-    }
-
-    /** Fills a direct buffer from its position; the ids written. */
-    static int fillBuffer(Object owner, long handle, int type, ByteBuffer buf, int width) {
-        if (!buf.isDirect()) {
-            throw new IllegalArgumentException("the buffer must be direct (ByteBuffer.allocateDirect)");
-        }
-        if (buf.isReadOnly()) {
-            throw new java.nio.ReadOnlyBufferException();
-        }
-        int n = buf.remaining() / width;
-        int at = buf.position();
-        // The native side writes from the buffer's address, which a slice
-        // or a duplicate shares: its own offset is the position.
-        Native.fillBuffer(owner, handle, type, buf, at, n);
-        buf.position(at + n * width);
-        return n;
-    }
-
     /** Settings of a v3 clock. */
     public static final class Builder {
-        private long node = -1;
-        private boolean fromEnv;
-        private int drift = -1;
-        private int source;
-        private MockTime mock;
-        private boolean inverse;
-        private long notBefore = -1;
-        private long restore;
-        private boolean hasRestore;
+        private final Native.ClockSpec spec = new Native.ClockSpec(3);
 
         Builder() {}
 
@@ -367,7 +303,7 @@ public final class Clock implements AutoCloseable {
             if (node < 0) {
                 throw new IllegalArgumentException("node " + node + " is negative");
             }
-            this.node = node;
+            spec.node(node);
             return this;
         }
 
@@ -377,7 +313,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder nodeFromEnv() {
-            this.fromEnv = true;
+            spec.nodeFromEnv();
             return this;
         }
 
@@ -388,8 +324,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder drift(int code) {
-            Native.driftWindow(3, code);
-            this.drift = code;
+            spec.drift(code);
             return this;
         }
 
@@ -399,8 +334,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder wall() {
-            this.source = 0;
-            this.mock = null;
+            spec.source(0);
             return this;
         }
 
@@ -411,8 +345,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder ticker() {
-            this.source = 1;
-            this.mock = null;
+            spec.source(1);
             return this;
         }
 
@@ -422,8 +355,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder coarse() {
-            this.source = 2;
-            this.mock = null;
+            spec.source(2);
             return this;
         }
 
@@ -434,7 +366,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder time(MockTime time) {
-            this.mock = time;
+            spec.time(time);
             return this;
         }
 
@@ -444,7 +376,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder inverse() {
-            this.inverse = true;
+            spec.inverse();
             return this;
         }
 
@@ -455,7 +387,7 @@ public final class Clock implements AutoCloseable {
          * @return this builder
          */
         public Builder notBefore(Instant t) {
-            this.notBefore = Native.nanos(t);
+            spec.notBefore(t);
             return this;
         }
 
@@ -468,9 +400,7 @@ public final class Clock implements AutoCloseable {
          * @throws KguidException if the value is no snapshot
          */
         public Builder restore(long snapshot) {
-            Native.snapshotCheck(snapshot);
-            this.restore = snapshot;
-            this.hasRestore = true;
+            spec.restore(snapshot);
             return this;
         }
 
@@ -481,11 +411,7 @@ public final class Clock implements AutoCloseable {
          * @throws KguidException for settings the crate refuses
          */
         public Clock build() {
-            MockTime m = mock;
-            long h = Native.clockNew(m, 3, node, fromEnv, drift, source, m == null ? 0 : m.handle(), inverse, notBefore, restore, hasRestore);
-            Clock c = new Clock(h);
-            Native.own(c, h);
-            return c;
+            return spec.build(Clock::new);
         }
     }
 }

@@ -49,9 +49,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid now() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(null, 0, TYPE, s.address);
-        return new Guid(s.buf.getLong(0), lo);
+        return Native.g(null, 0, TYPE, Guid::new);
     }
 
     /**
@@ -62,9 +60,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException with the reason (length, character, drift ...)
      */
     public static Guid parse(CharSequence s) {
-        long[] o = new long[2];
-        Native.parse(TYPE, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.parse(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -75,9 +71,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Guid fromBase62(CharSequence s) {
-        long[] o = new long[2];
-        Native.fromBase62(TYPE, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromBase62(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -88,9 +82,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException if they are not one
      */
     public static Guid fromBytes(byte[] b) {
-        long[] o = new long[2];
-        Native.fromBytes(TYPE, b, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromBytes(TYPE, b, o));
     }
 
     /**
@@ -117,9 +109,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException for a part outside its field
      */
     public static Guid compose(long node, long timeNanos, int seq, int drift) {
-        long[] o = new long[2];
-        Native.compose(TYPE, node, timeNanos, seq, drift, 0, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.compose(TYPE, node, timeNanos, seq, drift, 0, o));
     }
 
     /**
@@ -130,9 +120,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid fromL64(Luid local, long node) {
-        long[] o = new long[2];
-        Native.fromL64(TYPE, local.toLong(), node, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fromL64(TYPE, local.toLong(), node, o));
     }
 
     /**
@@ -142,9 +130,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the v3 id
      */
     public static Guid fromV2(io.kguid.Guid id) {
-        long[] o = new long[2];
-        Native.convert(0, id.hi(), id.lo(), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.convert(0, id.hi(), id.lo(), o));
     }
 
     /**
@@ -154,9 +140,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the v3 id
      */
     public static Guid fromV2String(CharSequence s) {
-        long[] o = new long[2];
-        Native.v3FromV2Text(0, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.v3FromV2Text(0, Native.utf8(s), o));
     }
 
     /**
@@ -166,9 +150,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the v3 id
      */
     public static Guid fromV2Base62(CharSequence s) {
-        long[] o = new long[2];
-        Native.v3FromV2Text(1, Native.utf8(s), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.v3FromV2Text(1, Native.utf8(s), o));
     }
 
     /**
@@ -179,9 +161,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @throws KguidException.Part if its node is wider
      */
     public static Guid fromX(Xuid x) {
-        long[] o = new long[2];
-        Native.convert(3, x.hi(), x.lo(), o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.convert(3, x.hi(), x.lo(), o));
     }
 
     /**
@@ -190,9 +170,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public Xuid toX() {
-        long[] o = new long[2];
-        Native.convert(2, hi(), lo, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.convert(2, hi(), lo, o));
     }
 
     /**
@@ -203,9 +181,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the id
      */
     public static Guid fold(int n, byte[] cells) {
-        long[] o = new long[2];
-        Native.fold(TYPE, n, cells, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.fold(TYPE, n, cells, o));
     }
 
     /**
@@ -289,9 +265,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
     }
 
     private long[] parts() {
-        long[] p = new long[6];
-        Native.parts(TYPE, hi(), lo, p);
-        return p;
+        return Native.parts(TYPE, hi(), lo);
     }
 
     /**
@@ -365,9 +339,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the difference
      */
     public Guid diff(Guid other) {
-        long[] o = new long[2];
-        Native.diff(TYPE, new long[] {hi(), lo, other.hi(), other.lo}, o);
-        return new Guid(o[0], o[1]);
+        return Native.pair(Guid::new, o -> Native.diff(TYPE, new long[] {hi(), lo, other.hi(), other.lo}, o));
     }
 
     /**

@@ -45,9 +45,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Luid parse(CharSequence s) {
-        long[] o = new long[2];
-        Native.parse(TYPE, Native.utf8(s), o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.parse(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -58,9 +56,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Luid fromBase62(CharSequence s) {
-        long[] o = new long[2];
-        Native.fromBase62(TYPE, Native.utf8(s), o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fromBase62(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -71,9 +67,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if they are not one
      */
     public static Luid fromBytes(byte[] b) {
-        long[] o = new long[2];
-        Native.fromBytes(TYPE, b, o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fromBytes(TYPE, b, o));
     }
 
     /**
@@ -95,9 +89,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the id
      */
     public static Luid compose(long timeNanos, int seq, int drift) {
-        long[] o = new long[2];
-        Native.compose(TYPE, 0, timeNanos, seq, drift, 0, o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.compose(TYPE, 0, timeNanos, seq, drift, 0, o));
     }
 
     /**
@@ -107,9 +99,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the v3 id
      */
     public static Luid fromV2(io.kguid.Luid id) {
-        long[] o = new long[2];
-        Native.convert(1, 0, id.toLong(), o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.convert(1, 0, id.toLong(), o));
     }
 
     /**
@@ -120,9 +110,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the id
      */
     public static Luid fold(int n, byte[] cells) {
-        long[] o = new long[2];
-        Native.fold(TYPE, n, cells, o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fold(TYPE, n, cells, o));
     }
 
     /**
@@ -163,9 +151,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
     }
 
     private long[] parts() {
-        long[] p = new long[6];
-        Native.parts(TYPE, 0, v, p);
-        return p;
+        return Native.parts(TYPE, 0, v);
     }
 
     /**
@@ -250,9 +236,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the difference
      */
     public Luid diff(Luid other) {
-        long[] o = new long[2];
-        Native.diff(TYPE, new long[] {0, v, 0, other.v}, o);
-        return new Luid(o[1]);
+        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.diff(TYPE, new long[] {0, v, 0, other.v}, o));
     }
 
     /**

@@ -36,9 +36,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid now() {
-        Native.Scratch s = Native.scratch();
-        long lo = Native.g(null, 0, TYPE, s.address);
-        return new Xuid(s.buf.getLong(0), lo);
+        return Native.g(null, 0, TYPE, Xuid::new);
     }
 
     /**
@@ -49,9 +47,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @throws KguidException if it is not one (not a UUIDv8, a bad character ...)
      */
     public static Xuid parse(CharSequence s) {
-        long[] o = new long[2];
-        Native.parse(TYPE, Native.utf8(s), o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.parse(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -61,9 +57,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid fromBase62(CharSequence s) {
-        long[] o = new long[2];
-        Native.fromBase62(TYPE, Native.utf8(s), o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.fromBase62(TYPE, Native.utf8(s), o));
     }
 
     /**
@@ -73,9 +67,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid fromBytes(byte[] b) {
-        long[] o = new long[2];
-        Native.fromBytes(TYPE, b, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.fromBytes(TYPE, b, o));
     }
 
     /**
@@ -111,9 +103,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid compose(long node, long timeNanos, int seq, int drift) {
-        long[] o = new long[2];
-        Native.compose(TYPE, node, timeNanos, seq, drift, 0, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.compose(TYPE, node, timeNanos, seq, drift, 0, o));
     }
 
     /**
@@ -124,9 +114,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid fromL64(Luid local, long node) {
-        long[] o = new long[2];
-        Native.fromL64(TYPE, local.toLong(), node, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.fromL64(TYPE, local.toLong(), node, o));
     }
 
     /**
@@ -147,9 +135,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the id
      */
     public static Xuid fold(int n, byte[] cells) {
-        long[] o = new long[2];
-        Native.fold(TYPE, n, cells, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.fold(TYPE, n, cells, o));
     }
 
     /**
@@ -209,9 +195,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
     }
 
     private long[] parts() {
-        long[] p = new long[6];
-        Native.parts(TYPE, hi, lo, p);
-        return p;
+        return Native.parts(TYPE, hi, lo);
     }
 
     /**
@@ -295,9 +279,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the difference
      */
     public Xuid diff(Xuid other) {
-        long[] o = new long[2];
-        Native.diff(TYPE, new long[] {hi, lo, other.hi, other.lo}, o);
-        return new Xuid(o[0], o[1]);
+        return Native.pair(Xuid::new, o -> Native.diff(TYPE, new long[] {hi, lo, other.hi, other.lo}, o));
     }
 
     /**
