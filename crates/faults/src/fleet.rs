@@ -1,6 +1,6 @@
-//! The fleet: the store (a Redis primary and its replica, or a 3-member
-//! etcd cluster) and the `guid-serve` processes, each in its namespace;
-//! and the faults, done to them for real.
+//! The fleet: the store (a Redis primary and its replica, a 3-member etcd
+//! cluster, or a 3-member Hazelcast cluster) and the `guid-serve`
+//! processes, each in its namespace; and the faults, done to them for real.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -20,12 +20,23 @@ use crate::schedule::{Fault, FaultKind, Schedule, Store};
 pub const REDIS_PREFIX: &str = "kgf";
 /// The lease prefix on etcd: keys `/kgf/claim/N`, `/kgf/fence/N`.
 pub const ETCD_PREFIX: &str = "/kgf";
+/// The lease prefix on Hazelcast: keys `/kgf/claim/N`, `/kgf/fence/N` of
+/// the map [`HAZELCAST_MAP`].
+pub const HAZELCAST_PREFIX: &str = "/kgf";
+/// The map the servers keep their leases in.
+pub const HAZELCAST_MAP: &str = "kguid.leases";
+/// The Hazelcast cluster's name.
+pub const HAZELCAST_CLUSTER: &str = "kgf";
+/// Hazelcast's own client (crates/hazelcast's test tool), run to destroy
+/// the map as an operator's tool would.
+const ADMIN_JAVA: &str = include_str!("../../hazelcast/tests/java/Admin.java");
 
 const BIN_PORT: u16 = 4444;
 const HTTP_PORT: u16 = 8080;
 const REDIS_PORT: u16 = 6379;
 const ETCD_CLIENT: u16 = 2379;
 const ETCD_PEER: u16 = 2380;
+const HAZELCAST_PORT: u16 = 5701;
 
 /// What the fleet is started with.
 #[derive(Clone, Debug)]
@@ -44,6 +55,8 @@ pub struct Settings {
     pub data: PathBuf,
     /// libfaketime's multi-threaded library, if installed.
     pub faketime: Option<PathBuf>,
+    /// The Hazelcast jar (members and the admin client).
+    pub hazelcast_jar: Option<PathBuf>,
 }
 
 /// One `guid-serve`.
@@ -68,6 +81,7 @@ struct Member {
 enum Stores {
     Redis { nodes: Vec<Member>, primary: usize },
     Etcd { members: Vec<Member>, wipes: u32 },
+    Hazelcast { members: Vec<Member> },
 }
 
 /// The running fleet.
@@ -110,6 +124,11 @@ pub fn nodes(store: Store, servers: usize) -> Vec<Node> {
             name: format!("kgf-e{j}"),
             octet: 20 + j as u8,
             ports: vec![ETCD_CLIENT, ETCD_PEER],
+        })),
+        Store::Hazelcast => nodes.extend((0..3).map(|j| Node {
+            name: format!("kgf-h{j}"),
+            octet: 30 + j as u8,
+            ports: vec![HAZELCAST_PORT],
         })),
     }
     nodes
@@ -161,6 +180,11 @@ impl Fleet {
                     .collect(),
                 wipes: 0,
             },
+            Store::Hazelcast => Stores::Hazelcast {
+                members: (0..3)
+                    .map(|j| member(node(format!("kgf-h{j}")), format!("h{j}")))
+                    .collect(),
+            },
         };
         let servers = (0..schedule.servers)
             .map(|i| Server {
@@ -193,12 +217,15 @@ impl Fleet {
         for i in 0..fleet.servers.len() {
             fleet.start_server(i)?;
         }
-        let until = Instant::now() + Duration::from_secs(30);
+        // A node id never fenced (each, on a new Hazelcast cluster) waits a
+        // quiet of two TTLs before its first id.
+        let limit = Duration::from_secs(30) + 3 * fleet.settings.lease_ttl;
+        let until = Instant::now() + limit;
         for i in 0..fleet.servers.len() {
             let http = fleet.net.addr(&fleet.servers[i].node, HTTP_PORT);
             while ctl::http_get(&fleet.net, http, "/readyz") != Ok(200) {
                 if Instant::now() > until {
-                    return Err(format!("server {i} not ready within 30 s"));
+                    return Err(format!("server {i} not ready within {limit:?}"));
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -230,6 +257,12 @@ impl Fleet {
                 }
                 self.wait_etcd(Duration::from_secs(30))?;
             }
+            Stores::Hazelcast { .. } => {
+                for j in 0..3 {
+                    self.start_hazelcast(j)?;
+                }
+                self.wait_hazelcast(3, Duration::from_secs(120))?;
+            }
         }
         Ok(())
     }
@@ -237,14 +270,14 @@ impl Fleet {
     fn redis_node(&self, j: usize) -> &Member {
         match &self.stores {
             Stores::Redis { nodes, .. } => &nodes[j],
-            Stores::Etcd { .. } => unreachable!("a Redis fleet"),
+            _ => unreachable!("a Redis fleet"),
         }
     }
 
     fn redis_node_mut(&mut self, j: usize) -> &mut Member {
         match &mut self.stores {
             Stores::Redis { nodes, .. } => &mut nodes[j],
-            Stores::Etcd { .. } => unreachable!("a Redis fleet"),
+            _ => unreachable!("a Redis fleet"),
         }
     }
 
@@ -255,7 +288,7 @@ impl Fleet {
     fn primary(&self) -> usize {
         match self.stores {
             Stores::Redis { primary, .. } => primary,
-            Stores::Etcd { .. } => unreachable!("a Redis fleet"),
+            _ => unreachable!("a Redis fleet"),
         }
     }
 
@@ -301,17 +334,173 @@ impl Fleet {
         }
     }
 
+    /// The etcd or Hazelcast members.
     fn members(&self) -> &[Member] {
         match &self.stores {
-            Stores::Etcd { members, .. } => members,
-            Stores::Redis { .. } => unreachable!("an etcd fleet"),
+            Stores::Etcd { members, .. } | Stores::Hazelcast { members } => members,
+            Stores::Redis { .. } => unreachable!("an etcd or Hazelcast fleet"),
         }
     }
 
     fn members_mut(&mut self) -> &mut Vec<Member> {
         match &mut self.stores {
-            Stores::Etcd { members, .. } => members,
-            Stores::Redis { .. } => unreachable!("an etcd fleet"),
+            Stores::Etcd { members, .. } | Stores::Hazelcast { members } => members,
+            Stores::Redis { .. } => unreachable!("an etcd or Hazelcast fleet"),
+        }
+    }
+
+    fn hazelcast_addr(&self, j: usize) -> SocketAddr {
+        self.net.addr(&self.members()[j].node, HAZELCAST_PORT)
+    }
+
+    fn hazelcast_log(&self, j: usize) -> PathBuf {
+        let m = &self.members()[j];
+        let generation = m.generation.saturating_sub(1);
+        self.settings
+            .run_dir
+            .join(format!("{}.{generation}.log", m.name))
+    }
+
+    /// Starts Hazelcast member `j` (again, empty: members keep nothing on
+    /// disk); does not wait. TCP/IP join, each member bound to its own
+    /// address; the leases' map with one backup and split-brain protection
+    /// of 2 of 3, as crates/hazelcast's README says to configure it.
+    fn start_hazelcast(&mut self, j: usize) -> Result<(), String> {
+        let jar = self
+            .settings
+            .hazelcast_jar
+            .clone()
+            .ok_or("the Hazelcast jar is not found")?;
+        let members: String = (0..3)
+            .map(|k| format!("          - {}\n", self.hazelcast_addr(k)))
+            .collect();
+        let addr = self.hazelcast_addr(j);
+        let yaml = format!(
+            "hazelcast:
+  cluster-name: {HAZELCAST_CLUSTER}
+  network:
+    port:
+      port: {port}
+      auto-increment: false
+    join:
+      auto-detection:
+        enabled: false
+      multicast:
+        enabled: false
+      tcp-ip:
+        enabled: true
+        member-list:
+{members}  properties:
+    hazelcast.phone.home.enabled: false
+    hazelcast.socket.bind.any: false
+    hazelcast.socket.client.bind.any: false
+    hazelcast.heartbeat.interval.seconds: 1
+    hazelcast.max.no.heartbeat.seconds: {detection}
+    hazelcast.merge.first.run.delay.seconds: 5
+    hazelcast.merge.next.run.delay.seconds: 5
+  split-brain-protection:
+    kguid-quorum:
+      enabled: true
+      minimum-cluster-size: 2
+  map:
+    {HAZELCAST_MAP}:
+      backup-count: 1
+      split-brain-protection-ref: kguid-quorum
+",
+            port = addr.port(),
+            detection = hazelcast_detection(self.settings.lease_ttl).as_secs(),
+        );
+        let m = &self.members()[j];
+        let config = self.settings.run_dir.join(format!("{}.yaml", m.name));
+        std::fs::write(&config, yaml).map_err(|e| format!("{}: {e}", config.display()))?;
+        let mut cmd = self.net.command(&m.node, "java");
+        cmd.args(["-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg(format!("-Dhazelcast.config={}", config.display()))
+            .arg(format!("-Dhazelcast.local.localAddress={}", addr.ip()))
+            .arg("-Dhazelcast.logging.type=jdk")
+            .arg("-cp")
+            .arg(&jar)
+            .arg("com.hazelcast.core.server.HazelcastMemberStarter");
+        let name = m.name.clone();
+        let proc = self.spawn_member(cmd, &name, m.generation)?;
+        let m = &mut self.members_mut()[j];
+        m.generation += 1;
+        m.proc = Some(proc);
+        Ok(())
+    }
+
+    /// Whether running member `j` has started and its last view of the
+    /// cluster has `size` members.
+    fn hazelcast_sees(&self, j: usize, size: usize) -> bool {
+        let log = std::fs::read_to_string(self.hazelcast_log(j)).unwrap_or_default();
+        let last = log.rfind("Members {size:");
+        log.contains("is STARTED")
+            && last.is_some()
+            && log.rfind(&format!("Members {{size:{size},")) == last
+    }
+
+    /// Waits until every running member sees `size` members.
+    fn wait_hazelcast(&mut self, size: usize, limit: Duration) -> Result<(), String> {
+        let until = Instant::now() + limit;
+        loop {
+            let mut all = true;
+            for j in 0..3 {
+                if let Some(p) = self.members_mut()[j].proc.as_mut()
+                    && let Some(status) = p.exited()
+                {
+                    return Err(format!("member h{j} exited: {status}"));
+                }
+                if self.members()[j].proc.is_some() && !self.hazelcast_sees(j, size) {
+                    all = false;
+                }
+            }
+            if all {
+                return Ok(());
+            }
+            if Instant::now() > until {
+                return Err(format!("Hazelcast members not {size} within {limit:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Runs Hazelcast's own Java client (`Admin.java`) against the
+    /// cluster, from the hub: `args` after the cluster and an address.
+    fn hazelcast_admin(&mut self, args: &[&str]) -> Result<(), String> {
+        let jar = self
+            .settings
+            .hazelcast_jar
+            .clone()
+            .ok_or("the Hazelcast jar is not found")?;
+        let source = self.settings.run_dir.join("Admin.java");
+        std::fs::write(&source, ADMIN_JAVA).map_err(|e| format!("{}: {e}", source.display()))?;
+        let at: Vec<String> = (0..3)
+            .filter(|&j| self.members()[j].proc.is_some())
+            .map(|j| self.hazelcast_addr(j).to_string())
+            .collect();
+        let mut cmd = self.net.hub_command("java");
+        cmd.arg("-cp")
+            .arg(&jar)
+            .arg("-Dhazelcast.logging.type=none")
+            .arg(&source)
+            .arg(HAZELCAST_CLUSTER)
+            .arg(at.first().ok_or("no member runs")?)
+            .args(args);
+        let log = self.settings.run_dir.join("admin.log");
+        let mut proc = Proc::spawn(cmd, "admin", &log, &self.settings.out)?;
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = proc.exited() {
+                return match status.success() {
+                    true => Ok(()),
+                    false => Err(format!("Admin.java {args:?}: {status} (admin.log)")),
+                };
+            }
+            if Instant::now() > until {
+                proc.kill();
+                return Err(format!("Admin.java {args:?}: not done within 60 s"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -412,7 +601,9 @@ impl Fleet {
     fn store_ips(&self) -> Vec<IpAddr> {
         match &self.stores {
             Stores::Redis { nodes, .. } => nodes.iter().map(|m| self.net.ip(&m.node)).collect(),
-            Stores::Etcd { members, .. } => members.iter().map(|m| self.net.ip(&m.node)).collect(),
+            Stores::Etcd { members, .. } | Stores::Hazelcast { members } => {
+                members.iter().map(|m| self.net.ip(&m.node)).collect()
+            }
         }
     }
 
@@ -437,6 +628,17 @@ impl Fleet {
                     urls.join(","),
                     "--prefix".into(),
                     ETCD_PREFIX.into(),
+                ]
+            }
+            Stores::Hazelcast { .. } => {
+                let at: Vec<String> = (0..3).map(|j| self.hazelcast_addr(j).to_string()).collect();
+                vec![
+                    "--hazelcast".into(),
+                    at.join(","),
+                    "--hazelcast-cluster".into(),
+                    HAZELCAST_CLUSTER.into(),
+                    "--prefix".into(),
+                    HAZELCAST_PREFIX.into(),
                 ]
             }
         };
@@ -656,6 +858,9 @@ impl Fleet {
                         format!("{ETCD_PREFIX}/claim/{node:010}"),
                         format!("{ETCD_PREFIX}/fence/{node:010}"),
                     ),
+                    Stores::Hazelcast { .. } => {
+                        return Err("del-keys is not done on Hazelcast".into());
+                    }
                 };
                 let keys: Vec<&str> = match fault.param {
                     0 => vec![&claim],
@@ -745,7 +950,8 @@ impl Fleet {
                     self.net.block(node, &b)?;
                 }
                 let mut detail = format!(
-                    "e{m} with servers {side:?} apart from the rest for {:?}",
+                    "{} with servers {side:?} apart from the rest for {:?}",
+                    self.members()[m].name,
                     fault.hold
                 );
                 if fault.contend && t0 + fault.hold > contend_at {
@@ -756,7 +962,13 @@ impl Fleet {
                 for node in &a {
                     self.net.heal(node)?;
                 }
-                (format!("etcd e{m}"), detail)
+                match self.stores {
+                    Stores::Hazelcast { .. } => {
+                        detail += &self.hazelcast_merge()?;
+                        (format!("hazelcast h{m}"), detail)
+                    }
+                    _ => (format!("etcd e{m}"), detail),
+                }
             }
             FaultKind::LeaderKill => {
                 let leader = self.etcd_leader()?;
@@ -769,6 +981,51 @@ impl Fleet {
                     format!("etcd e{leader}"),
                     format!("leader killed, restarted after {:?}", fault.hold),
                 )
+            }
+            FaultKind::MemberKill => {
+                let m = (fault.pick % 3) as usize;
+                if let Some(p) = self.members_mut()[m].proc.take() {
+                    p.kill();
+                }
+                std::thread::sleep(fault.hold);
+                let back = Instant::now();
+                self.start_hazelcast(m)?;
+                self.wait_hazelcast(3, Duration::from_secs(90))?;
+                (
+                    format!("hazelcast h{m}"),
+                    format!(
+                        "kill -9, restarted (empty) after {:?}; the cluster of 3 again after {:.1}s",
+                        fault.hold,
+                        back.elapsed().as_secs_f64()
+                    ),
+                )
+            }
+            FaultKind::MemberIsolate => {
+                let m = (fault.pick % 3) as usize;
+                let node = self.members()[m].node.clone();
+                let mut ips: Vec<IpAddr> = (0..3)
+                    .filter(|&j| j != m)
+                    .map(|j| self.net.ip(&self.members()[j].node))
+                    .collect();
+                ips.extend(self.servers.iter().map(|s| self.net.ip(&s.node)));
+                self.net.block(&node, &ips)?;
+                let mut detail = format!("h{m} cut off for {:?}", fault.hold);
+                if fault.contend && t0 + fault.hold > contend_at {
+                    sleep_until(contend_at);
+                    detail += &self.contend(&[], fault.pick >> 8)?;
+                }
+                sleep_until(t0 + fault.hold);
+                self.net.heal(&node)?;
+                detail += &self.hazelcast_merge()?;
+                (format!("hazelcast h{m}"), detail)
+            }
+            FaultKind::MapWipe => {
+                self.hazelcast_admin(&["destroy", HAZELCAST_MAP])?;
+                let mut detail = format!("destroyed the map {HAZELCAST_MAP}");
+                if fault.contend {
+                    detail += &self.contend(&[], fault.pick >> 8)?;
+                }
+                ("hazelcast map".into(), detail)
             }
             FaultKind::MemberWipe => {
                 let m = (fault.pick % 3) as usize;
@@ -815,6 +1072,7 @@ impl Fleet {
                 let b64 = data_encoding::BASE64.encode(key.as_bytes());
                 self.etcd_any("/v3/kv/deleterange", &json!({ "key": b64 }))?;
             }
+            Stores::Hazelcast { .. } => return Err("no key deletion on Hazelcast".into()),
         }
         Ok(())
     }
@@ -832,6 +1090,17 @@ impl Fleet {
             }
         }
         Err(last)
+    }
+
+    /// Waits for the halves of a healed split to merge into one cluster of
+    /// 3; what it took, for the fault's detail.
+    fn hazelcast_merge(&mut self) -> Result<String, String> {
+        let healed = Instant::now();
+        self.wait_hazelcast(3, Duration::from_secs(90))?;
+        Ok(format!(
+            "; merged {:.1}s after",
+            healed.elapsed().as_secs_f64()
+        ))
     }
 
     /// Kills member `m`, wipes its data, removes it from the cluster, adds
@@ -902,7 +1171,9 @@ impl Fleet {
             }
         }
         match &mut self.stores {
-            Stores::Redis { nodes: m, .. } | Stores::Etcd { members: m, .. } => {
+            Stores::Redis { nodes: m, .. }
+            | Stores::Etcd { members: m, .. }
+            | Stores::Hazelcast { members: m } => {
                 for member in m {
                     if let Some(p) = member.proc.take() {
                         p.kill();
@@ -918,6 +1189,15 @@ impl Drop for Fleet {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Hazelcast's failure detection (`hazelcast.max.no.heartbeat.seconds`)
+/// for a lease TTL: a fifth of it, at least 1 s (2 s for 10 s), under the
+/// lease's margin (a quarter of the TTL), so that the members drop a dead
+/// or cut-off one, and a holder's writes go through the others, before
+/// its ids must stop.
+pub fn hazelcast_detection(ttl: Duration) -> Duration {
+    Duration::from_secs((ttl.as_secs() / 5).max(1))
 }
 
 /// Writes a faketime offset (`+1.234`, seconds) atomically.

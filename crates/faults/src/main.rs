@@ -14,7 +14,7 @@ use kguid_faults::run::{self, Options, STOP};
 use kguid_faults::schedule::{self, FaultKind, Plan, Store};
 use kguid_faults::{net, procs, summary};
 
-/// Runs `guid-serve` fleets (Redis or etcd leases) under seeded faults and
+/// Runs `guid-serve` fleets (Redis, etcd or Hazelcast leases) under seeded faults and
 /// checks every id served: no duplicate over all servers and protocols,
 /// ids increasing on each connection, waits, leads and counts.
 #[derive(Parser, Debug)]
@@ -45,6 +45,7 @@ enum StoreArg {
     Redis,
     Etcd,
     Both,
+    Hazelcast,
 }
 
 #[derive(clap::Args, Debug)]
@@ -58,21 +59,24 @@ struct RunArgs {
     /// The first seed (default: from the clock; printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// The store; with both, even seeds run Redis and odd ones etcd.
+    /// The store; with both, even seeds run Redis and odd ones etcd
+    /// (Hazelcast only when asked: its members take a JVM each).
     #[arg(long, value_enum, default_value = "both")]
     store: StoreArg,
     /// Fault kinds to choose from, comma-separated (default: all that the
     /// store and the machine allow): kill, pause, skew, partition,
     /// flushall, del-keys, redis-restart, redis-failover, leader-isolate,
-    /// split, leader-kill, member-wipe.
+    /// split, leader-kill, member-wipe, member-kill, member-isolate,
+    /// map-wipe.
     #[arg(long, value_delimiter = ',')]
     faults: Vec<String>,
     /// Servers in the fleet, 2 to 8 (default: 3 to 5, from the seed).
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=8))]
     servers: Option<u64>,
-    /// The servers' --lease-ttl.
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
-    lease_ttl: Duration,
+    /// The servers' --lease-ttl (default: 2s; 10s on Hazelcast, whose
+    /// members' failure detection must fit in the lease's margin).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    lease_ttl: Option<Duration>,
     /// The servers' --max-lead; the wait bound is it plus 50 ms.
     #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
     max_lead: Duration,
@@ -100,6 +104,10 @@ struct RunArgs {
     /// Run on 127.0.0.1 without namespaces (no partitions).
     #[arg(long)]
     loopback: bool,
+    /// The Hazelcast jar (default: hazelcast-5.7.0.jar in ~/.m2, where
+    /// scripts/test has Maven fetch it).
+    #[arg(long)]
+    hazelcast_jar: Option<PathBuf>,
     /// Print the schedules and stop.
     #[arg(long)]
     dry_run: bool,
@@ -236,6 +244,16 @@ fn faketime_lib() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The Hazelcast jar: the flag's, else Maven's copy in `~/.m2`.
+fn hazelcast_jar(flag: &Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = flag {
+        return Some(p.clone());
+    }
+    let home = PathBuf::from(std::env::var_os("HOME")?);
+    let jar = home.join(".m2/repository/com/hazelcast/hazelcast/5.7.0/hazelcast-5.7.0.jar");
+    jar.is_file().then_some(jar)
+}
+
 fn run_all(a: &RunArgs) -> ExitCode {
     let _lock = match (a.dry_run, lock()) {
         (true, _) => None,
@@ -290,14 +308,27 @@ fn run_all(a: &RunArgs) -> ExitCode {
     if faketime.is_none() {
         println!("NOTE: libfaketime not found (Debian: faketime): no clock skew");
     }
+    let hazelcast = matches!(a.store, StoreArg::Hazelcast);
+    let lease_ttl = a.lease_ttl.unwrap_or(Duration::from_secs(match hazelcast {
+        true => 10,
+        false => 2,
+    }));
+    let jar = hazelcast_jar(&a.hazelcast_jar);
+    if hazelcast && !a.dry_run && !jar.as_ref().is_some_and(|j| j.is_file()) {
+        eprintln!(
+            "error: the Hazelcast jar is not found (mvn dependency:get -Dartifact=com.hazelcast:hazelcast:5.7.0, or --hazelcast-jar PATH)"
+        );
+        return ExitCode::from(2);
+    }
     let plan = Plan {
         duration: a.duration,
-        lease_ttl: a.lease_ttl,
+        lease_ttl,
         servers: a.servers.map(|n| n as usize),
         stores: match a.store {
             StoreArg::Redis => vec![Store::Redis],
             StoreArg::Etcd => vec![Store::Etcd],
             StoreArg::Both => vec![Store::Redis, Store::Etcd],
+            StoreArg::Hazelcast => vec![Store::Hazelcast],
         },
         kinds,
         netns,
@@ -312,16 +343,17 @@ fn run_all(a: &RunArgs) -> ExitCode {
         guid_serve,
         out: out.clone(),
         duration: a.duration,
-        lease_ttl: a.lease_ttl,
+        lease_ttl,
         max_lead: a.max_lead,
         bin_clients: a.bin_clients,
         http_clients: a.http_clients,
         client_timeout: a
             .client_timeout
-            .unwrap_or((2 * a.lease_ttl + Duration::from_secs(1)).max(Duration::from_secs(5))),
+            .unwrap_or((2 * lease_ttl + Duration::from_secs(1)).max(Duration::from_secs(5))),
         pace: a.pace,
         netns,
         faketime,
+        hazelcast_jar: jar.map(|j| absolute(&j)),
     };
     let first = a
         .seed

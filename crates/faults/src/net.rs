@@ -270,6 +270,26 @@ impl Net {
         cmd
     }
 
+    /// A command that runs `program` in the hub (killed if the harness
+    /// dies), from where every node is reached.
+    pub fn hub_command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        let fd = self.netns.as_ref().map(|ns| ns.hub.as_raw_fd());
+        // SAFETY: only async-signal-safe calls (prctl, setns) in the child.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if let Some(fd) = fd
+                    && libc::setns(fd, libc::CLONE_NEWNET) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        cmd
+    }
+
     /// A handle for threads to enter the hub with.
     pub fn hub(&self) -> Hub {
         Hub(self.netns.as_ref().map(|ns| Arc::clone(&ns.hub)))

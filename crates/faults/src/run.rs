@@ -41,6 +41,8 @@ pub struct Options {
     pub netns: bool,
     /// libfaketime's library, if installed.
     pub faketime: Option<PathBuf>,
+    /// The Hazelcast jar, if found.
+    pub hazelcast_jar: Option<PathBuf>,
 }
 
 /// What a run gave.
@@ -133,6 +135,7 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
         out: opts.out.clone(),
         data: data.path().to_path_buf(),
         faketime: opts.faketime.clone(),
+        hazelcast_jar: opts.hazelcast_jar.clone(),
     };
     let mut fleet = Fleet::start(schedule, settings, Arc::clone(&sink), opts.netns)?;
     let mode = fleet.net.mode().to_owned();

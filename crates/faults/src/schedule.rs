@@ -17,14 +17,17 @@ pub enum Store {
     Redis,
     /// A 3-member etcd cluster.
     Etcd,
+    /// A 3-member Hazelcast cluster, the map under split-brain protection.
+    Hazelcast,
 }
 
 impl Store {
-    /// `redis` or `etcd`.
+    /// `redis`, `etcd` or `hazelcast`.
     pub fn name(self) -> &'static str {
         match self {
             Store::Redis => "redis",
             Store::Etcd => "etcd",
+            Store::Hazelcast => "hazelcast",
         }
     }
 }
@@ -51,19 +54,26 @@ pub enum FaultKind {
     RedisFailover,
     /// Cut the etcd leader off from the other members and the servers.
     LeaderIsolate,
-    /// Split the fleet: one etcd member with some servers apart from the
-    /// other two members and the other servers.
+    /// Split the fleet: one etcd or Hazelcast member with some servers
+    /// apart from the other two members and the other servers.
     Split,
     /// `kill -9` the etcd leader, restart it after the hold.
     LeaderKill,
     /// Kill an etcd member, wipe its data, remove it from the cluster and
     /// add it back empty.
     MemberWipe,
+    /// `kill -9` a Hazelcast member, restart it after the hold.
+    MemberKill,
+    /// Cut a Hazelcast member off from the other members and the servers:
+    /// a split brain of one against two, then the merge.
+    MemberIsolate,
+    /// Destroy the Hazelcast map of the leases (claims and fences).
+    MapWipe,
 }
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 12] = [
+    pub const ALL: [FaultKind; 15] = [
         FaultKind::Kill,
         FaultKind::Pause,
         FaultKind::Skew,
@@ -76,6 +86,9 @@ impl FaultKind {
         FaultKind::Split,
         FaultKind::LeaderKill,
         FaultKind::MemberWipe,
+        FaultKind::MemberKill,
+        FaultKind::MemberIsolate,
+        FaultKind::MapWipe,
     ];
 
     /// The name in flags and histories.
@@ -93,6 +106,9 @@ impl FaultKind {
             FaultKind::Split => "split",
             FaultKind::LeaderKill => "leader-kill",
             FaultKind::MemberWipe => "member-wipe",
+            FaultKind::MemberKill => "member-kill",
+            FaultKind::MemberIsolate => "member-isolate",
+            FaultKind::MapWipe => "map-wipe",
         }
     }
 
@@ -110,18 +126,18 @@ impl FaultKind {
     /// Whether it applies to a fleet on `store`.
     pub fn applies_to(self, store: Store) -> bool {
         match self {
-            FaultKind::Kill
-            | FaultKind::Pause
-            | FaultKind::Skew
-            | FaultKind::Partition
-            | FaultKind::DelKeys => true,
+            FaultKind::Kill | FaultKind::Pause | FaultKind::Skew | FaultKind::Partition => true,
+            FaultKind::DelKeys => store != Store::Hazelcast,
             FaultKind::Flushall | FaultKind::RedisRestart | FaultKind::RedisFailover => {
                 store == Store::Redis
             }
-            FaultKind::LeaderIsolate
-            | FaultKind::Split
-            | FaultKind::LeaderKill
-            | FaultKind::MemberWipe => store == Store::Etcd,
+            FaultKind::LeaderIsolate | FaultKind::LeaderKill | FaultKind::MemberWipe => {
+                store == Store::Etcd
+            }
+            FaultKind::Split => store != Store::Redis,
+            FaultKind::MemberKill | FaultKind::MemberIsolate | FaultKind::MapWipe => {
+                store == Store::Hazelcast
+            }
         }
     }
 
@@ -129,7 +145,10 @@ impl FaultKind {
     pub fn needs_netns(self) -> bool {
         matches!(
             self,
-            FaultKind::Partition | FaultKind::LeaderIsolate | FaultKind::Split
+            FaultKind::Partition
+                | FaultKind::LeaderIsolate
+                | FaultKind::Split
+                | FaultKind::MemberIsolate
         )
     }
 }
@@ -151,8 +170,9 @@ pub struct Fault {
     /// beside the member (`split`: a bit mask).
     pub param: i64,
     /// `kill -9` and restart another server: while the fault holds, past
-    /// the lease's TTL (`pause`, `partition`, `leader-isolate`, `split`),
-    /// or right after it (`flushall`, `del-keys`, `redis-restart`). It
+    /// the lease's TTL (`pause`, `partition`, `leader-isolate`, `split`,
+    /// `member-isolate`), or right after it (`flushall`, `del-keys`,
+    /// `redis-restart`, `map-wipe`). It
     /// leases the lowest free node id: likely the one the fault's server
     /// can no longer renew, or whose claim the store lost.
     pub contend: bool,
@@ -259,6 +279,9 @@ pub fn generate(seed: u64, plan: &Plan) -> Result<Schedule, String> {
                 (ttl + rng.range(1_000, 4_000), mask)
             }
             FaultKind::LeaderKill => (rng.range(500, 3_000), 0),
+            FaultKind::MemberKill => (rng.range(500, 3_000), 0),
+            FaultKind::MemberIsolate => (ttl + rng.range(500, 3_000), 0),
+            FaultKind::MapWipe => (0, 0),
         };
         let contends = matches!(
             kind,
@@ -266,9 +289,11 @@ pub fn generate(seed: u64, plan: &Plan) -> Result<Schedule, String> {
                 | FaultKind::Partition
                 | FaultKind::LeaderIsolate
                 | FaultKind::Split
+                | FaultKind::MemberIsolate
                 | FaultKind::Flushall
                 | FaultKind::DelKeys
                 | FaultKind::RedisRestart
+                | FaultKind::MapWipe
         );
         let fits = t + hold + tail <= total;
         if !fits && !faults.is_empty() {
@@ -401,6 +426,39 @@ mod tests {
             let s = generate(seed, &p).unwrap();
             assert_eq!(s.faults.len(), 1, "{s:?}");
             assert!(s.faults[0].at + s.faults[0].hold <= Duration::from_secs(3));
+        }
+    }
+
+    #[test]
+    fn hazelcast_kinds() {
+        let p = Plan {
+            stores: vec![Store::Hazelcast],
+            lease_ttl: Duration::from_secs(10),
+            duration: Duration::from_secs(60),
+            ..plan()
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let s = generate(seed, &p).unwrap();
+            assert_eq!(s.store, Store::Hazelcast);
+            for f in &s.faults {
+                assert!(f.kind.applies_to(Store::Hazelcast), "{f:?}");
+                seen.insert(f.kind);
+            }
+        }
+        for k in [
+            FaultKind::MemberKill,
+            FaultKind::MemberIsolate,
+            FaultKind::MapWipe,
+            FaultKind::Split,
+            FaultKind::Partition,
+        ] {
+            assert!(seen.contains(&k), "{k:?} never drawn");
+        }
+        assert!(!seen.contains(&FaultKind::DelKeys));
+        // The kinds added for Hazelcast leave the other stores' schedules.
+        for k in [FaultKind::MemberKill, FaultKind::MapWipe] {
+            assert!(!k.applies_to(Store::Redis) && !k.applies_to(Store::Etcd));
         }
     }
 
