@@ -98,42 +98,30 @@ fn time_at(ns: jlong) -> SystemTime {
     UNIX_EPOCH + Duration::from_nanos(ns as u64)
 }
 
-/// Frees a handle.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_free<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, h: jlong) {
-    run(&mut env, |_| {
+native! {
+    /// Frees a handle.
+    fn Java_io_kguid_Native_free(_, h: jlong) {
         if h != 0 {
             // SAFETY: the Java side frees each handle once, when no call
             // can use it any more.
             drop(unsafe { Box::from_raw(h as *mut Handle) });
         }
         Ok(())
-    })
+    }
 }
 
-/// A clock of generation 2 or 3. `node` < 0: random (or named by
-/// `CONFIG_GUID_NODE_ID` when `env` is set); `drift` < 0: the default;
-/// `source` 0 the wall clock, 1 the ticker, 2 the coarse clock, or a mock
-/// time's handle in `mock`; `not_before` < 0: none; `restore`, if
-/// `has_restore`, a snapshot to start past.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_kguid_Native_clockNew<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    generation: jint,
-    node: jlong,
-    from_env: jboolean,
-    drift: jint,
-    source: jint,
-    mock_time: jlong,
-    inverse: jboolean,
-    not_before: jlong,
-    restore: jlong,
-    has_restore: jboolean,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A clock of generation 2 or 3. `node` < 0: random (or named by
+    /// `CONFIG_GUID_NODE_ID` when `env` is set); `drift` < 0: the default;
+    /// `source` 0 the wall clock, 1 the ticker, 2 the coarse clock, or a mock
+    /// time's handle in `mock`; `not_before` < 0: none; `restore`, if
+    /// `has_restore`, a snapshot to start past.
+    #[allow(clippy::too_many_arguments)]
+    fn Java_io_kguid_Native_clockNew(
+        _, _owner: JObject<'l>, generation: jint, node: jlong, from_env: jboolean, drift: jint,
+        source: jint, mock_time: jlong, inverse: jboolean, not_before: jlong, restore: jlong,
+        has_restore: jboolean,
+    ) -> jlong {
         let mock_time = mock(mock_time)?;
         let restore = match has_restore {
             0 => None,
@@ -187,21 +175,15 @@ pub extern "system" fn Java_io_kguid_Native_clockNew<'l>(
             )),
         };
         Ok(boxed(h))
-    })
+    }
 }
 
-/// A clock's settings and state into `out`: node, drift code, inverse
-/// (0 or 1), the time of its last id in Unix nanoseconds, its snapshot.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_clockInfo<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    generation: jint,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// A clock's settings and state into `out`: node, drift code, inverse
+    /// (0 or 1), the time of its last id in Unix nanoseconds, its snapshot.
+    fn Java_io_kguid_Native_clockInfo(
+        env, _owner: JObject<'l>, h: jlong, generation: jint, out: JLongArray<'l>,
+    ) {
         let info: [u64; 5] = match generation {
             2 => {
                 let c = v2(h)?;
@@ -230,37 +212,24 @@ pub extern "system" fn Java_io_kguid_Native_clockInfo<'l>(
         };
         env.set_long_array_region(&out, 0, &info.map(|v| v as jlong))?;
         Ok(())
-    })
+    }
 }
 
-/// Checks that a value is a clock's snapshot (`Snapshot::try_from`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_snapshotCheck<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    snapshot: jlong,
-) {
-    run(&mut env, |_| {
+native! {
+    /// Checks that a value is a clock's snapshot (`Snapshot::try_from`).
+    fn Java_io_kguid_Native_snapshotCheck(_, snapshot: jlong) {
         Snapshot::try_from(snapshot as u64)
             .map(drop)
             .map_err(Fail::from)
-    })
+    }
 }
 
-/// A new id of the clock `h` of type `t` (`Native.GUID`, `V3_GUID`,
-/// `XUID`): its low 64 bits returned, its high bits stored at `addr`
-/// (a thread's scratch in a direct buffer), so that no Java array or
-/// object is touched.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_g<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-    addr: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A new id of the clock `h` of type `t` (`Native.GUID`, `V3_GUID`,
+    /// `XUID`): its low 64 bits returned, its high bits stored at `addr`
+    /// (a thread's scratch in a direct buffer), so that no Java array or
+    /// object is touched.
+    fn Java_io_kguid_Native_g(_, _owner: JObject<'l>, h: jlong, t: jint, addr: jlong) -> jlong {
         let v = match t {
             0 => v2(h)?.try_g()?.to_u128(),
             2 => v3c(h)?.try_g()?.to_u128(),
@@ -272,24 +241,17 @@ pub extern "system" fn Java_io_kguid_Native_g<'l>(
         // 8 bytes that only this thread uses (`Native.scratch`).
         unsafe { (addr as *mut jlong).write_unaligned(hi) };
         Ok(lo)
-    })
+    }
 }
 
-/// A new local id of the clock `h` (`t` `Native.LUID` or `V3_LUID`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_l<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A new local id of the clock `h` (`t` `Native.LUID` or `V3_LUID`).
+    fn Java_io_kguid_Native_l(_, _owner: JObject<'l>, h: jlong, t: jint) -> jlong {
         Ok(match t {
             1 => v2(h)?.try_l()?.to_u64(),
             _ => v3c(h)?.try_l()?.to_u64(),
         } as jlong)
-    })
+    }
 }
 
 /// Ids of one clock read at a time, from the stack: few enough not to
@@ -325,21 +287,13 @@ fn fill_with(h: jlong, t: jint, n: usize, mut put: impl FnMut(usize, u128)) -> R
     Ok(())
 }
 
-/// Fills `out[off..]` with `n` ids of type `t` from the clock `h`, in
-/// one call: two longs an id (`hi`, `lo`) for a 96- or 128-bit id, one
-/// for a local id. The ids increase along the array.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_fill<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-    out: JLongArray<'l>,
-    off: jint,
-    n: jint,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Fills `out[off..]` with `n` ids of type `t` from the clock `h`, in
+    /// one call: two longs an id (`hi`, `lo`) for a 96- or 128-bit id, one
+    /// for a local id. The ids increase along the array.
+    fn Java_io_kguid_Native_fill(
+        env, _owner: JObject<'l>, h: jlong, t: jint, out: JLongArray<'l>, off: jint, n: jint,
+    ) {
         let (off, n) = (off.max(0) as usize, n.max(0) as usize);
         let wide = matches!(t, 0 | 2 | 4);
         let len = env.get_array_length(&out)? as usize;
@@ -360,26 +314,18 @@ pub extern "system" fn Java_io_kguid_Native_fill<'l>(
         } else {
             fill_with(h, t, n, |i, v| a[i] = v as u64 as jlong)
         }
-    })
+    }
 }
 
-/// Fills a direct buffer from `off` with `n` ids of type `t` from the
-/// clock `h`, each as its big-endian bytes (12, 8 or 16): the clock writes
-/// them in place, since every id type is its bytes (`repr(transparent)`
-/// over a byte array, alignment 1).
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_kguid_Native_fillBuffer<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-    buf: JByteBuffer<'l>,
-    off: jint,
-    n: jint,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Fills a direct buffer from `off` with `n` ids of type `t` from the
+    /// clock `h`, each as its big-endian bytes (12, 8 or 16): the clock writes
+    /// them in place, since every id type is its bytes (`repr(transparent)`
+    /// over a byte array, alignment 1).
+    #[allow(clippy::too_many_arguments)]
+    fn Java_io_kguid_Native_fillBuffer(
+        env, _owner: JObject<'l>, h: jlong, t: jint, buf: JByteBuffer<'l>, off: jint, n: jint,
+    ) {
         let width = match t {
             0 | 2 => 12,
             1 | 3 => 8,
@@ -413,7 +359,7 @@ pub extern "system" fn Java_io_kguid_Native_fillBuffer<'l>(
             }
         }
         Ok(())
-    })
+    }
 }
 
 const _: () = assert!(
@@ -429,19 +375,12 @@ const _: () = assert!(
         && align_of::<v3::Xuid>() == 1
 );
 
-/// The global id a clock gives a local id: its node put back (`t`
-/// `Native.GUID`, `V3_GUID` or `XUID`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_clockFromL64<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-    local: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The global id a clock gives a local id: its node put back (`t`
+    /// `Native.GUID`, `V3_GUID` or `XUID`).
+    fn Java_io_kguid_Native_clockFromL64(
+        env, _owner: JObject<'l>, h: jlong, t: jint, local: jlong, out: JLongArray<'l>,
+    ) {
         let v = match t {
             0 => v2(h)?
                 .from_l64(guid::Luid::from_u64(local as u64)?)
@@ -452,23 +391,16 @@ pub extern "system" fn Java_io_kguid_Native_clockFromL64<'l>(
                 .to_u128(),
         };
         put(env, &out, v)
-    })
+    }
 }
 
-/// The id of type `t` (`Native.V3_GUID`, `V3_LUID`, `XUID`) that the v3
-/// clock `h` gives at a time (its node and drift, its direction), at
-/// sequence 0: the crate's `from_time`, a bound for range queries.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_v3FromTime<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    t: jint,
-    time_ns: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The id of type `t` (`Native.V3_GUID`, `V3_LUID`, `XUID`) that the v3
+    /// clock `h` gives at a time (its node and drift, its direction), at
+    /// sequence 0: the crate's `from_time`, a bound for range queries.
+    fn Java_io_kguid_Native_v3FromTime(
+        env, _owner: JObject<'l>, h: jlong, t: jint, time_ns: jlong, out: JLongArray<'l>,
+    ) {
         let c = v3c(h)?;
         let at = time_at(time_ns);
         let v = match t {
@@ -477,48 +409,32 @@ pub extern "system" fn Java_io_kguid_Native_v3FromTime<'l>(
             _ => v3::Xuid::from_time(c, at).to_u128(),
         };
         put(env, &out, v)
-    })
+    }
 }
 
-/// The address of a direct buffer (a thread's scratch for `g`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_address<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    buf: JByteBuffer<'l>,
-) -> jlong {
-    run(&mut env, |env| {
+native! {
+    /// The address of a direct buffer (a thread's scratch for `g`).
+    fn Java_io_kguid_Native_address(env, buf: JByteBuffer<'l>) -> jlong {
         if env.get_direct_buffer_capacity(&buf)? < 64 {
             return Err(Fail::State("scratch buffer too short"));
         }
         Ok(env.get_direct_buffer_address(&buf)? as jlong)
-    })
+    }
 }
 
-/// A mock time source at `ns`.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_mockNew<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    ns: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A mock time source at `ns`.
+    fn Java_io_kguid_Native_mockNew(_, ns: jlong) -> jlong {
         Ok(boxed(Handle::Mock(MockTime::new(ns as u64))))
-    })
+    }
 }
 
-/// Moves a mock time: `op` 0 sets it, 1 advances it, 2 steps it back;
-/// returns its time.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_mockMove<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    op: jint,
-    ns: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// Moves a mock time: `op` 0 sets it, 1 advances it, 2 steps it back;
+    /// returns its time.
+    fn Java_io_kguid_Native_mockMove(
+        _, _owner: JObject<'l>, h: jlong, op: jint, ns: jlong,
+    ) -> jlong {
         let m = mock(h)?.ok_or(Fail::State("no mock time"))?;
         match op {
             0 => m.set(ns as u64),
@@ -527,25 +443,18 @@ pub extern "system" fn Java_io_kguid_Native_mockMove<'l>(
             _ => {}
         }
         Ok(guid::TimeSource::now(&m) as jlong)
-    })
+    }
 }
 
-/// A sno generator: `partition` < 0 draws one; a mock time's handle in
-/// `mock` (0: the wall clock); `restore`, if not null, a snapshot's eight
-/// fields (as `snoSnapshot` gives them) to resume from.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_kguid_Native_snoNew<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    partition: jint,
-    seq_min: jint,
-    seq_max: jint,
-    mock_time: jlong,
-    restore: JLongArray<'l>,
-) -> jlong {
-    run(&mut env, |env| {
+native! {
+    /// A sno generator: `partition` < 0 draws one; a mock time's handle in
+    /// `mock` (0: the wall clock); `restore`, if not null, a snapshot's eight
+    /// fields (as `snoSnapshot` gives them) to resume from.
+    #[allow(clippy::too_many_arguments)]
+    fn Java_io_kguid_Native_snoNew(
+        env, _owner: JObject<'l>, partition: jint, seq_min: jint, seq_max: jint, mock_time: jlong,
+        restore: JLongArray<'l>,
+    ) -> jlong {
         let mut b = sno::Generator::builder();
         if !restore.is_null() {
             let mut f = [0; 8];
@@ -574,20 +483,13 @@ pub extern "system" fn Java_io_kguid_Native_snoNew<'l>(
             b = b.time(m);
         }
         Ok(boxed(Handle::Sno(b.build()?)))
-    })
+    }
 }
 
-/// A sno generator's snapshot into `out`: partition, sequence bounds,
-/// sequence, now, wall_hi, wall_safe, drifts (sno's `GeneratorSnapshot`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_snoSnapshot<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// A sno generator's snapshot into `out`: partition, sequence bounds,
+    /// sequence, now, wall_hi, wall_safe, drifts (sno's `GeneratorSnapshot`).
+    fn Java_io_kguid_Native_snoSnapshot(env, _owner: JObject<'l>, h: jlong, out: JLongArray<'l>) {
         let s = sno_gen(h)?.snapshot();
         let f = [
             s.partition.into(),
@@ -601,70 +503,51 @@ pub extern "system" fn Java_io_kguid_Native_snoSnapshot<'l>(
         ];
         env.set_long_array_region(&out, 0, &f)?;
         Ok(())
-    })
+    }
 }
 
-/// Panics inside the library: for the test that a panic reaches Java as
-/// an exception, never unwinding into the JVM.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_panic<'l>(mut env: JNIEnv<'l>, _: JClass<'l>) {
-    run(&mut env, |_| -> Res<()> { panic!("a panic on purpose") })
+native! {
+    /// Panics inside the library: for the test that a panic reaches Java as
+    /// an exception, never unwinding into the JVM.
+    fn Java_io_kguid_Native_panic(_) {
+        panic!("a panic on purpose")
+    }
 }
 
-/// A new sno id of the generator `h` (0: the process's), its metabyte
-/// `meta`: the low 64 bits returned, the high 16 stored at `addr`.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_snoNext<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    meta: jint,
-    addr: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A new sno id of the generator `h` (0: the process's), its metabyte
+    /// `meta`: the low 64 bits returned, the high 16 stored at `addr`.
+    fn Java_io_kguid_Native_snoNext(
+        _, _owner: JObject<'l>, h: jlong, meta: jint, addr: jlong,
+    ) -> jlong {
         let meta: u8 = part("meta", meta.into(), u8::MAX.into())?;
         let id: Sno = sno_gen(h)?.try_next(meta)?;
         let [hi, lo] = split(id.to_u128());
         // SAFETY: as in `g`.
         unsafe { (addr as *mut jlong).write_unaligned(hi) };
         Ok(lo)
-    })
+    }
 }
 
-/// A sno id of the generator `h` at a given time (sno's `NewWithTime`),
-/// returned as `snoNext` does.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_snoNextAt<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    meta: jint,
-    time_ns: jlong,
-    addr: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A sno id of the generator `h` at a given time (sno's `NewWithTime`),
+    /// returned as `snoNext` does.
+    fn Java_io_kguid_Native_snoNextAt(
+        _, _owner: JObject<'l>, h: jlong, meta: jint, time_ns: jlong, addr: jlong,
+    ) -> jlong {
         let meta: u8 = part("meta", meta.into(), u8::MAX.into())?;
         let id = sno_gen(h)?.next_with_time(meta, time_at(time_ns))?;
         let [hi, lo] = split(id.to_u128());
         // SAFETY: as in `g`.
         unsafe { (addr as *mut jlong).write_unaligned(hi) };
         Ok(lo)
-    })
+    }
 }
 
-/// A sno generator's settings into `out`: partition, sequence bounds,
-/// the sequence now.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_snoInfo<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// A sno generator's settings into `out`: partition, sequence bounds,
+    /// the sequence now.
+    fn Java_io_kguid_Native_snoInfo(env, _owner: JObject<'l>, h: jlong, out: JLongArray<'l>) {
         let g = sno_gen(h)?;
         let info = [
             g.partition(),
@@ -674,7 +557,7 @@ pub extern "system" fn Java_io_kguid_Native_snoInfo<'l>(
         ];
         env.set_long_array_region(&out, 0, &info.map(jlong::from))?;
         Ok(())
-    })
+    }
 }
 
 /// The crate's layout of the widths, unit and epoch the Java `Layout`
@@ -689,43 +572,29 @@ fn layout(bits: &JLongArray<'_>, env: &mut JNIEnv<'_>) -> Res<Layout> {
     Ok(l)
 }
 
-/// Checks a layout (time, node, seq bits, unit and epoch in nanoseconds).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_layoutCheck<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    p: JLongArray<'l>,
-) {
-    run(&mut env, |env| layout(&p, env).map(drop))
+native! {
+    /// Checks a layout (time, node, seq bits, unit and epoch in nanoseconds).
+    fn Java_io_kguid_Native_layoutCheck(env, p: JLongArray<'l>) {
+        layout(&p, env).map(drop)
+    }
 }
 
-/// The flake id of parts (time in the layout's units since its epoch).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_layoutCompose<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    p: JLongArray<'l>,
-    time: jlong,
-    node: jlong,
-    seq: jlong,
-) -> jlong {
-    run(&mut env, |env| {
+native! {
+    /// The flake id of parts (time in the layout's units since its epoch).
+    fn Java_io_kguid_Native_layoutCompose(
+        env, p: JLongArray<'l>, time: jlong, node: jlong, seq: jlong,
+    ) -> jlong {
         let l = layout(&p, env)?;
         Ok(l.compose(time as u64, node as u64, seq as u64)? as jlong)
-    })
+    }
 }
 
-/// A flake id's parts into `out`: time units, node, sequence, and the
-/// time in Unix nanoseconds.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_layoutDecompose<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    p: JLongArray<'l>,
-    id: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// A flake id's parts into `out`: time units, node, sequence, and the
+    /// time in Unix nanoseconds.
+    fn Java_io_kguid_Native_layoutDecompose(
+        env, p: JLongArray<'l>, id: jlong, out: JLongArray<'l>,
+    ) {
         let l = layout(&p, env)?;
         let parts = l.decompose(id as u64)?;
         let t = unix_nanos(l.time_of(id as u64)?);
@@ -735,35 +604,22 @@ pub extern "system" fn Java_io_kguid_Native_layoutDecompose<'l>(
             &[parts.time, parts.node, parts.seq, t].map(|v| v as jlong),
         )?;
         Ok(())
-    })
+    }
 }
 
-/// noeqd's node id of a datacenter and a worker.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_noeqdNode<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    datacenter: jlong,
-    worker: jlong,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// noeqd's node id of a datacenter and a worker.
+    fn Java_io_kguid_Native_noeqdNode(_, datacenter: jlong, worker: jlong) -> jlong {
         Ok(flake::noeqd_node(datacenter as u64, worker as u64)? as jlong)
-    })
+    }
 }
 
-/// A flake clock of a layout and node; `source` and `mock` as for
-/// `clockNew`.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_flakeNew<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    p: JLongArray<'l>,
-    node: jlong,
-    source: jint,
-    mock_time: jlong,
-) -> jlong {
-    run(&mut env, |env| {
+native! {
+    /// A flake clock of a layout and node; `source` and `mock` as for
+    /// `clockNew`.
+    fn Java_io_kguid_Native_flakeNew(
+        env, _owner: JObject<'l>, p: JLongArray<'l>, node: jlong, source: jint, mock_time: jlong,
+    ) -> jlong {
         let l = layout(&p, env)?;
         let mut b = flake::Clock::builder(l).node(node as u64);
         b = match (mock(mock_time)?, source) {
@@ -773,7 +629,7 @@ pub extern "system" fn Java_io_kguid_Native_flakeNew<'l>(
             _ => b.wall(),
         };
         Ok(boxed(Handle::Flake(b.build()?)))
-    })
+    }
 }
 
 fn flake_clock(h: jlong) -> Res<&'static flake::Clock> {
@@ -783,29 +639,18 @@ fn flake_clock(h: jlong) -> Res<&'static flake::Clock> {
     }
 }
 
-/// A new flake id.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_flakeNext<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-) -> jlong {
-    run(&mut env, |_| Ok(flake_clock(h)?.next()? as jlong))
+native! {
+    /// A new flake id.
+    fn Java_io_kguid_Native_flakeNext(_, _owner: JObject<'l>, h: jlong) -> jlong {
+        Ok(flake_clock(h)?.next()? as jlong)
+    }
 }
 
-/// Fills `out[off..off + n]` with flake ids, in one call.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_flakeFill<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-    out: JLongArray<'l>,
-    off: jint,
-    n: jint,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Fills `out[off..off + n]` with flake ids, in one call.
+    fn Java_io_kguid_Native_flakeFill(
+        env, _owner: JObject<'l>, h: jlong, out: JLongArray<'l>, off: jint, n: jint,
+    ) {
         let c = flake_clock(h)?;
         let (off, n) = (off.max(0) as usize, n.max(0) as usize);
         if off + n > env.get_array_length(&out)? as usize {
@@ -816,7 +661,7 @@ pub extern "system" fn Java_io_kguid_Native_flakeFill<'l>(
         let ids: &mut [u64] = bytemuck_u64(&mut a[off..off + n]);
         c.fill(ids)?;
         Ok(())
-    })
+    }
 }
 
 /// A `jlong` slice as `u64`s (the same size and alignment).
@@ -825,13 +670,9 @@ fn bytemuck_u64(a: &mut [jlong]) -> &mut [u64] {
     unsafe { std::slice::from_raw_parts_mut(a.as_mut_ptr().cast::<u64>(), a.len()) }
 }
 
-/// A flake clock's node.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_flakeNode<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    _owner: JObject<'l>,
-    h: jlong,
-) -> jlong {
-    run(&mut env, |_| Ok(flake_clock(h)?.node() as jlong))
+native! {
+    /// A flake clock's node.
+    fn Java_io_kguid_Native_flakeNode(_, _owner: JObject<'l>, h: jlong) -> jlong {
+        Ok(flake_clock(h)?.node() as jlong)
+    }
 }

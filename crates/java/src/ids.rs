@@ -80,80 +80,44 @@ fn sno(hi: jlong, lo: jlong) -> Res<Sno> {
     Ok(Sno::from_u128(join(hi, lo))?)
 }
 
-/// The crate's text reader of the type (what its `FromStr` reads).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_parse<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    s: JByteArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The crate's text reader of the type (what its `FromStr` reads).
+    fn Java_io_kguid_Native_parse(env, t: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
         let s = bytes(env, &s)?;
         let v = by_type!(t, I => Ok(I::parse_bytes(&s)?.to_u128()), sno => Ok(Sno::parse_bytes(&s)?.to_u128()))?;
         put(env, &out, v)
-    })
+    }
 }
 
-/// The crate's base62 reader of the type.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_fromBase62<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    s: JByteArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The crate's base62 reader of the type.
+    fn Java_io_kguid_Native_fromBase62(env, t: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
         let s = bytes(env, &s)?;
         let v = by_type!(t, I => Ok(I::from_base62(&s)?.to_u128()), sno => Err(Fail::State("sno has no base62")))?;
         put(env, &out, v)
-    })
+    }
 }
 
-/// The id of exactly the type's length of big-endian bytes.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_fromBytes<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    b: JByteArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The id of exactly the type's length of big-endian bytes.
+    fn Java_io_kguid_Native_fromBytes(env, t: jint, b: JByteArray<'l>, out: JLongArray<'l>) {
         let b = bytes(env, &b)?;
         let v = by_type!(t, I => Ok(I::from_slice(&b)?.to_u128()), sno => Ok(Sno::from_slice(&b)?.to_u128()))?;
         put(env, &out, v)
-    })
+    }
 }
 
-/// Checks that (`hi`, `lo`) is an id of the type (the crate's
-/// `from_u128`), or throws its error.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_check<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-) {
-    run(
-        &mut env,
-        |_| by_type!(t, I => value::<I>(hi, lo).map(drop), sno => sno(hi, lo).map(drop)),
-    )
+native! {
+    /// Checks that (`hi`, `lo`) is an id of the type (the crate's
+    /// `from_u128`), or throws its error.
+    fn Java_io_kguid_Native_check(_, t: jint, hi: jlong, lo: jlong) {
+        by_type!(t, I => value::<I>(hi, lo).map(drop), sno => sno(hi, lo).map(drop))
+    }
 }
 
-/// The text form (`Display`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_string<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-) -> jstring {
-    run(&mut env, |env| {
+native! {
+    /// The text form (`Display`).
+    fn Java_io_kguid_Native_string(env, t: jint, hi: jlong, lo: jlong) -> jstring {
         let mut buf = [0u8; 36];
         let s: &str = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode(&mut buf)), sno => {
             let mut b16 = [0u8; 16];
@@ -162,22 +126,14 @@ pub extern "system" fn Java_io_kguid_Native_string<'l>(
             Ok(std::str::from_utf8(&buf[..n]).map_err(|_| Fail::State("sno text"))?)
         })?;
         Ok(env.new_string(s)?.into_raw())
-    })
+    }
 }
 
-/// The text form written at `addr` (a thread's scratch of at least 64
-/// bytes, `Native.scratch`), its length returned: ASCII, so that Java
-/// makes the string from the bytes without a JNI string call.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_stringAt<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-    addr: jlong,
-) -> jint {
-    run(&mut env, |_| {
+native! {
+    /// The text form written at `addr` (a thread's scratch of at least 64
+    /// bytes, `Native.scratch`), its length returned: ASCII, so that Java
+    /// makes the string from the bytes without a JNI string call.
+    fn Java_io_kguid_Native_stringAt(_, t: jint, hi: jlong, lo: jlong, addr: jlong) -> jint {
         // SAFETY: `addr` is the start of a live direct buffer of at least
         // 64 bytes that only this thread uses.
         let buf = unsafe { std::slice::from_raw_parts_mut(addr as *mut u8, 36) };
@@ -188,38 +144,23 @@ pub extern "system" fn Java_io_kguid_Native_stringAt<'l>(
             Ok(n)
         })?;
         Ok(n as jint)
-    })
+    }
 }
 
-/// The base62 string.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_base62<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-) -> jstring {
-    run(&mut env, |env| {
+native! {
+    /// The base62 string.
+    fn Java_io_kguid_Native_base62(env, t: jint, hi: jlong, lo: jlong) -> jstring {
         let mut buf = [0u8; 22];
         let s: &str = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode_base62(&mut buf)), sno => Err(Fail::State("sno has no base62")))?;
         Ok(env.new_string(s)?.into_raw())
-    })
+    }
 }
 
-/// The parts into `out`: the time in Unix nanoseconds, the node, the
-/// sequence and the drift code; for sno: the time, the partition, the
-/// sequence, the metabyte, the tick-tock bit and the time in sno's units.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_parts<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The parts into `out`: the time in Unix nanoseconds, the node, the
+    /// sequence and the drift code; for sno: the time, the partition, the
+    /// sequence, the metabyte, the tick-tock bit and the time in sno's units.
+    fn Java_io_kguid_Native_parts(env, t: jint, hi: jlong, lo: jlong, out: JLongArray<'l>) {
         let parts: [u64; 6] = by_type!(t, I => {
             let id = value::<I>(hi, lo)?;
             Ok([id.time(), id.node(), id.seq().into(), Into::<u8>::into(id.drift()).into(), 0, 0])
@@ -229,25 +170,17 @@ pub extern "system" fn Java_io_kguid_Native_parts<'l>(
         })?;
         env.set_long_array_region(&out, 0, &parts.map(|p| p as jlong))?;
         Ok(())
-    })
+    }
 }
 
-/// The id of its parts (the crate's `from_parts`; sno's `compose`, with
-/// `drift` its metabyte and `tick` its tick-tock bit).
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_kguid_Native_compose<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    node: jlong,
-    time_ns: jlong,
-    seq: jlong,
-    drift: jint,
-    tick: jint,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The id of its parts (the crate's `from_parts`; sno's `compose`, with
+    /// `drift` its metabyte and `tick` its tick-tock bit).
+    #[allow(clippy::too_many_arguments)]
+    fn Java_io_kguid_Native_compose(
+        env, t: jint, node: jlong, time_ns: jlong, seq: jlong, drift: jint, tick: jint,
+        out: JLongArray<'l>,
+    ) {
         let v = by_type!(t, I => {
             let max_node = if I::NODE_BITS == 0 { 0 } else { u64::MAX >> (64 - I::NODE_BITS) };
             let node: u64 = part("node", node, max_node)?;
@@ -261,35 +194,19 @@ pub extern "system" fn Java_io_kguid_Native_compose<'l>(
             Ok(Sno::compose(time_ns as u64, tick != 0, meta, partition, sequence)?.to_u128())
         })?;
         put(env, &out, v)
-    })
+    }
 }
 
-/// The local id of an id (drift, time and sequence: the node dropped).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_toL64<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-) -> jlong {
-    run(
-        &mut env,
-        |_| by_type!(t, I => Ok(value::<I>(hi, lo)?.to_l64().to_u128() as u64 as jlong), sno => Err(Fail::State("sno has no local id"))),
-    )
+native! {
+    /// The local id of an id (drift, time and sequence: the node dropped).
+    fn Java_io_kguid_Native_toL64(_, t: jint, hi: jlong, lo: jlong) -> jlong {
+        by_type!(t, I => Ok(value::<I>(hi, lo)?.to_l64().to_u128() as u64 as jlong), sno => Err(Fail::State("sno has no local id")))
+    }
 }
 
-/// The global (or, for `XUID`, 128-bit) id of a local id and a node.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_fromL64<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    local: jlong,
-    node: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// The global (or, for `XUID`, 128-bit) id of a local id and a node.
+    fn Java_io_kguid_Native_fromL64(env, t: jint, local: jlong, node: jlong, out: JLongArray<'l>) {
         let local = local as u64;
         let v = match t {
             GUID => {
@@ -307,37 +224,23 @@ pub extern "system" fn Java_io_kguid_Native_fromL64<'l>(
             _ => return Err(Fail::State("no global id of this type")),
         };
         put(env, &out, v)
-    })
+    }
 }
 
-/// The smallest local id at a time (v2: `Luid::from_time`), for range
-/// queries.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_luidFromTime<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    time_ns: jlong,
-    drift: jint,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// The smallest local id at a time (v2: `Luid::from_time`), for range
+    /// queries.
+    fn Java_io_kguid_Native_luidFromTime(_, time_ns: jlong, drift: jint) -> jlong {
         let drift = guid::Drift::try_from(part::<u8>("drift code", drift.into(), 255)?)?;
         let t = UNIX_EPOCH + Duration::from_nanos(time_ns as u64);
         Ok(guid::Luid::from_time(t, drift).to_u64() as jlong)
-    })
+    }
 }
 
-/// Conversions between types: `op` 0 v2 global to v3 global, 1 v2 local
-/// to v3 local, 2 v3 global to 128-bit, 3 128-bit to v3 global.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_convert<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    op: jint,
-    hi: jlong,
-    lo: jlong,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Conversions between types: `op` 0 v2 global to v3 global, 1 v2 local
+    /// to v3 local, 2 v3 global to 128-bit, 3 128-bit to v3 global.
+    fn Java_io_kguid_Native_convert(env, op: jint, hi: jlong, lo: jlong, out: JLongArray<'l>) {
         let v = match op {
             0 => v3::Guid::from_v2(value(hi, lo)?).to_u128(),
             1 => v3::Luid::from_v2(value(hi, lo)?).to_u128(),
@@ -346,75 +249,47 @@ pub extern "system" fn Java_io_kguid_Native_convert<'l>(
             _ => return Err(Fail::State("unknown conversion")),
         };
         put(env, &out, v)
-    })
+    }
 }
 
-/// v3's global id of a v2 id's text (`form` 0) or base62 (`form` 1).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_v3FromV2Text<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    form: jint,
-    s: JByteArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// v3's global id of a v2 id's text (`form` 0) or base62 (`form` 1).
+    fn Java_io_kguid_Native_v3FromV2Text(env, form: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
         let s = bytes(env, &s)?;
         let id = match form {
             0 => v3::Guid::from_v2_str(&s)?,
             _ => v3::Guid::from_v2_base62(&s)?,
         };
         put(env, &out, id.to_u128())
-    })
+    }
 }
 
-/// The value cut into `n`-bit cells from the top (Go's `Split`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_split<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    hi: jlong,
-    lo: jlong,
-    n: jint,
-) -> jbyteArray {
-    run(&mut env, |env| {
+native! {
+    /// The value cut into `n`-bit cells from the top (Go's `Split`).
+    fn Java_io_kguid_Native_split(env, t: jint, hi: jlong, lo: jlong, n: jint) -> jbyteArray {
         let n: u32 = part("cell width", n.into(), u32::MAX.into())
             .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
         let cells = by_type!(t, I => Ok(value::<I>(hi, lo)?.split(n)?), sno => Err(Fail::State("sno has no cells")))?;
         Ok(env.byte_array_from_slice(&cells)?.into_raw())
-    })
+    }
 }
 
-/// Cells of `split` put back together (Go's `Fold`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_fold<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    n: jint,
-    cells: JByteArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Cells of `split` put back together (Go's `Fold`).
+    fn Java_io_kguid_Native_fold(
+        env, t: jint, n: jint, cells: JByteArray<'l>, out: JLongArray<'l>,
+    ) {
         let n: u32 = part("cell width", n.into(), u32::MAX.into())
             .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
         let cells = bytes(env, &cells)?;
         let v = by_type!(t, I => Ok(I::fold(n, &cells)?.to_u128()), sno => Err(Fail::State("sno has no cells")))?;
         put(env, &out, v)
-    })
+    }
 }
 
-/// Go's `Diff` of two ids of one type.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_diff<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    a: JLongArray<'l>,
-    out: JLongArray<'l>,
-) {
-    run(&mut env, |env| {
+native! {
+    /// Go's `Diff` of two ids of one type.
+    fn Java_io_kguid_Native_diff(env, t: jint, a: JLongArray<'l>, out: JLongArray<'l>) {
         let mut v = [0; 4];
         env.get_long_array_region(&a, 0, &mut v)?;
         let d = match t {
@@ -436,20 +311,13 @@ pub extern "system" fn Java_io_kguid_Native_diff<'l>(
             _ => return Err(Fail::State("no diff of this type")),
         };
         put(env, &out, d)
-    })
+    }
 }
 
-/// Go v3's ring order of two ids (`ab = {a.hi, a.lo, b.hi, b.lo}`) seen
-/// from the node `reference`: -1, 0 or 1.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_cmpRing<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    t: jint,
-    ab: JLongArray<'l>,
-    reference: jlong,
-) -> jint {
-    run(&mut env, |env| {
+native! {
+    /// Go v3's ring order of two ids (`ab = {a.hi, a.lo, b.hi, b.lo}`) seen
+    /// from the node `reference`: -1, 0 or 1.
+    fn Java_io_kguid_Native_cmpRing(env, t: jint, ab: JLongArray<'l>, reference: jlong) -> jint {
         let mut v = [0; 4];
         env.get_long_array_region(&ab, 0, &mut v)?;
         let o = match t {
@@ -461,60 +329,42 @@ pub extern "system" fn Java_io_kguid_Native_cmpRing<'l>(
             _ => return Err(Fail::State("no ring order of this type")),
         };
         Ok(o as jint)
-    })
+    }
 }
 
-/// A drift's code of a generation (2 or 3) for a signed skew in
-/// nanoseconds (Go's `time.Duration`).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_driftFromNanos<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    generation: jint,
-    ns: jlong,
-) -> jint {
-    run(&mut env, |_| {
+native! {
+    /// A drift's code of a generation (2 or 3) for a signed skew in
+    /// nanoseconds (Go's `time.Duration`).
+    fn Java_io_kguid_Native_driftFromNanos(_, generation: jint, ns: jlong) -> jint {
         Ok(match generation {
             2 => guid::Drift::from_nanos(ns).code(),
             _ => v3::Drift::from_nanos(ns).code(),
         }
         .into())
-    })
+    }
 }
 
-/// A drift's window in nanoseconds; throws for a code the generation
-/// does not have.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_driftWindow<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    generation: jint,
-    code: jint,
-) -> jlong {
-    run(&mut env, |_| {
+native! {
+    /// A drift's window in nanoseconds; throws for a code the generation
+    /// does not have.
+    fn Java_io_kguid_Native_driftWindow(_, generation: jint, code: jint) -> jlong {
         let code: u8 = part("drift code", code.into(), 255)?;
         let window = match generation {
             2 => guid::Drift::new(code)?.window(),
             _ => v3::Drift::new(code)?.window(),
         };
         Ok(guid::nanos(window) as jlong)
-    })
+    }
 }
 
-/// The node id a name gives (what `CONFIG_GUID_NODE_ID` does).
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_kguid_Native_nodeFromName<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-    generation: jint,
-    name: JByteArray<'l>,
-) -> jlong {
-    run(&mut env, |env| {
+native! {
+    /// The node id a name gives (what `CONFIG_GUID_NODE_ID` does).
+    fn Java_io_kguid_Native_nodeFromName(env, generation: jint, name: JByteArray<'l>) -> jlong {
         let name = bytes(env, &name)?;
         let name = String::from_utf8_lossy(&name);
         Ok(match generation {
             2 => guid::node::from_name(&name).into(),
             _ => v3::node::from_name(&name) as jlong,
         })
-    })
+    }
 }

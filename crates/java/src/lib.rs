@@ -16,6 +16,27 @@ use guid::ErrorKind;
 use jni::JNIEnv;
 use jni::objects::{JThrowable, JValue};
 
+/// Emits entry points of `io.kguid.Native`: each `fn` becomes an exported
+/// `extern "system"` function taking the JNI environment and class before
+/// its own arguments, its body run under [`run`] with the first name (`env`
+/// or `_`) bound to the environment. One place for the JNI boilerplate.
+macro_rules! native {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident($env:tt $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)? $body:block
+    ) => {
+        $(#[$meta])*
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'l>(
+            mut env: JNIEnv<'l>,
+            _: JClass<'l>,
+            $($arg: $ty),*
+        ) $(-> $ret)? {
+            run(&mut env, |$env| $body)
+        }
+    };
+}
+
 mod clocks;
 mod ids;
 
