@@ -759,6 +759,53 @@ mod tests {
             (url.as_str(), lease.prefix.as_str()),
             ("redis://127.0.0.1:6379/0", "/r")
         );
+        let h = parse(&[
+            "--hazelcast",
+            "10.0.0.1:5701,10.0.0.2:5701",
+            "--hazelcast-cluster",
+            "prod",
+        ])
+        .unwrap();
+        let lease = Config::try_from(h).unwrap().lease.unwrap();
+        let LeaseStore::Hazelcast {
+            members,
+            cluster,
+            credentials,
+        } = &lease.store
+        else {
+            panic!("{lease:?}")
+        };
+        assert_eq!(members, &["10.0.0.1:5701", "10.0.0.2:5701"]);
+        assert_eq!((cluster.as_str(), credentials), ("prod", &None));
+        let file = std::env::temp_dir().join(format!("kguid-hz-password-{}", std::process::id()));
+        std::fs::write(&file, "s3cret\r\n").unwrap();
+        let path = file.to_str().unwrap();
+        let with = [
+            "--hazelcast",
+            "h:5701",
+            "--hazelcast-user",
+            "u",
+            "--hazelcast-password-file",
+            path,
+        ];
+        let lease = Config::try_from(parse(&with).unwrap())
+            .unwrap()
+            .lease
+            .unwrap();
+        assert!(
+            matches!(&lease.store, LeaseStore::Hazelcast { credentials: Some((u, p)), .. } if u == "u" && p == "s3cret")
+        );
+        std::fs::remove_file(&file).unwrap();
+        let Err(Error::Config(why)) = Config::try_from(parse(&with).unwrap()) else {
+            panic!("a missing password file read")
+        };
+        assert!(
+            why.starts_with(&format!("--hazelcast-password-file {path}: no such file")),
+            "{why}"
+        );
+        let dev = parse(&["--hazelcast", "10.0.0.1:5701"]).unwrap();
+        let lease = Config::try_from(dev).unwrap().lease.unwrap();
+        assert!(matches!(&lease.store, LeaseStore::Hazelcast { cluster, .. } if cluster == "dev"));
         assert!(
             Config::try_from(parse(&[]).unwrap())
                 .unwrap()
@@ -779,6 +826,21 @@ mod tests {
             &["--redis", "redis://127.0.0.1", "--node-from-ordinal"],
             &["--prefix", "/ids"],
             &["--lease-ttl", "3s"],
+            &[
+                "--hazelcast",
+                "127.0.0.1:5701",
+                "--redis",
+                "redis://127.0.0.1",
+            ],
+            &["--hazelcast", "127.0.0.1:5701", "-w", "1"],
+            &["--hazelcast-cluster", "prod"],
+            &["--hazelcast", "127.0.0.1:5701", "--hazelcast-user", "u"],
+            &[
+                "--hazelcast",
+                "127.0.0.1:5701",
+                "--hazelcast-password-file",
+                "/p",
+            ],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
