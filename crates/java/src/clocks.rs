@@ -11,6 +11,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use guid::clock::{Clock, Generation};
 use guid::flake::{self, Layout};
 use guid::sno::{self, Sno};
 use guid::{Id, MockTime, Snapshot, unix_nanos, v3};
@@ -178,36 +179,34 @@ native! {
     }
 }
 
+/// A clock's node, drift code, inverse (0 or 1), the time of its last id
+/// in Unix nanoseconds and its snapshot; the node and the drift code are
+/// the generation's own.
+fn info<G: Generation>(c: &Clock<G>, node: u64, drift: u8) -> [u64; 5] {
+    let last = unix_nanos(c.last_time());
+    [
+        node,
+        drift.into(),
+        c.is_inverse().into(),
+        last,
+        c.snapshot().into(),
+    ]
+}
+
 native! {
     /// A clock's settings and state into `out`: node, drift code, inverse
     /// (0 or 1), the time of its last id in Unix nanoseconds, its snapshot.
     fn Java_io_kguid_Native_clockInfo(
         env, _owner: JObject<'l>, h: jlong, generation: jint, out: JLongArray<'l>,
     ) {
-        let info: [u64; 5] = match generation {
+        let info = match generation {
             2 => {
                 let c = v2(h)?;
-                let last = unix_nanos(c.last_time());
-                let d = c.drift().code();
-                [
-                    c.node().into(),
-                    d.into(),
-                    c.is_inverse().into(),
-                    last,
-                    c.snapshot().into(),
-                ]
+                info(c, c.node().into(), c.drift().code())
             }
             _ => {
                 let c = v3c(h)?;
-                let last = unix_nanos(c.last_time());
-                let d = c.drift().code();
-                [
-                    c.node(),
-                    d.into(),
-                    c.is_inverse().into(),
-                    last,
-                    c.snapshot().into(),
-                ]
+                info(c, c.node(), c.drift().code())
             }
         };
         env.set_long_array_region(&out, 0, &info.map(|v| v as jlong))?;
@@ -259,30 +258,49 @@ native! {
 /// thousand ids.
 const CHUNK: usize = 1024;
 
+/// An id type a clock here issues, with the clock's call that fills a
+/// slice of it: what lets one generic function serve every batch call.
+trait Issued: Id {
+    /// Fills `ids` from the clock `h` (0: the process's clock of the
+    /// type's generation).
+    fn fill(h: jlong, ids: &mut [Self]) -> Res<()>;
+}
+
+macro_rules! issued {
+    ($($I:ty: $clock:ident.$fill:ident;)*) => {$(
+        impl Issued for $I {
+            fn fill(h: jlong, ids: &mut [Self]) -> Res<()> {
+                Ok($clock(h)?.$fill(ids)?)
+            }
+        }
+    )*};
+}
+
+issued! {
+    guid::Guid: v2.try_fill;
+    guid::Luid: v2.try_fill_l;
+    v3::Guid: v3c.try_fill;
+    v3::Luid: v3c.try_fill_l;
+    v3::Xuid: v3c.try_fill_x;
+}
+
 /// Fills `n` ids of type `t` from the clock `h`, each as (`hi`, `lo`) for
 /// a 96- or 128-bit id, as one value for a local id.
 fn fill_with(h: jlong, t: jint, n: usize, mut put: impl FnMut(usize, u128)) -> Res<()> {
-    macro_rules! chunks {
-        ($Id:ty, $fill:expr) => {{
-            let mut buf = [<$Id>::MIN; CHUNK];
-            let mut done = 0;
-            while done < n {
-                let k = CHUNK.min(n - done);
-                $fill(&mut buf[..k])?;
-                for (i, id) in buf[..k].iter().enumerate() {
-                    put(done + i, id.to_u128());
-                }
-                done += k;
-            }
-        }};
-    }
-    match t {
-        0 => chunks!(guid::Guid, |b| v2(h)?.try_fill(b).map_err(Fail::from)),
-        1 => chunks!(guid::Luid, |b| v2(h)?.try_fill_l(b).map_err(Fail::from)),
-        2 => chunks!(v3::Guid, |b| v3c(h)?.try_fill(b).map_err(Fail::from)),
-        3 => chunks!(v3::Luid, |b| v3c(h)?.try_fill_l(b).map_err(Fail::from)),
-        4 => chunks!(v3::Xuid, |b| v3c(h)?.try_fill_x(b).map_err(Fail::from)),
-        _ => return Err(Fail::State("no clock of this type")),
+    by_type!(t, I => chunks::<I>(h, n, &mut put), sno => Err(Fail::State("no clock of this type")))
+}
+
+/// [`fill_with`] of the type `I`, a chunk at a time.
+fn chunks<I: Issued>(h: jlong, n: usize, put: &mut impl FnMut(usize, u128)) -> Res<()> {
+    let mut buf = [I::MIN; CHUNK];
+    let mut done = 0;
+    while done < n {
+        let k = CHUNK.min(n - done);
+        I::fill(h, &mut buf[..k])?;
+        for (i, id) in buf[..k].iter().enumerate() {
+            put(done + i, id.to_u128());
+        }
+        done += k;
     }
     Ok(())
 }
@@ -326,54 +344,28 @@ native! {
     fn Java_io_kguid_Native_fillBuffer(
         env, _owner: JObject<'l>, h: jlong, t: jint, buf: JByteBuffer<'l>, off: jint, n: jint,
     ) {
-        let width = match t {
-            0 | 2 => 12,
-            1 | 3 => 8,
-            4 => 16,
-            _ => return Err(Fail::State("no clock of this type")),
-        };
         let (off, n) = (off.max(0) as usize, n.max(0) as usize);
         let addr = env.get_direct_buffer_address(&buf)?;
         let cap = env.get_direct_buffer_capacity(&buf)?;
-        if off + n * width > cap {
-            return Err(Fail::State("buffer too short for the batch"));
-        }
-        /// The buffer's bytes from `off` as `n` ids of type `I`.
-        ///
-        /// # Safety
-        ///
-        /// `I` is a `repr(transparent)` byte array of `width` bytes, and
-        /// the buffer holds `off + n * width` bytes that nothing else uses
-        /// during the call.
-        unsafe fn ids<'a, I>(addr: *mut u8, off: usize, n: usize) -> &'a mut [I] {
-            unsafe { std::slice::from_raw_parts_mut(addr.add(off).cast::<I>(), n) }
-        }
-        // SAFETY: each type below is its bytes (see above), of `width`.
-        unsafe {
-            match t {
-                0 => v2(h)?.try_fill(ids::<guid::Guid>(addr, off, n))?,
-                1 => v2(h)?.try_fill_l(ids::<guid::Luid>(addr, off, n))?,
-                2 => v3c(h)?.try_fill(ids::<v3::Guid>(addr, off, n))?,
-                3 => v3c(h)?.try_fill_l(ids::<v3::Luid>(addr, off, n))?,
-                _ => v3c(h)?.try_fill_x(ids::<v3::Xuid>(addr, off, n))?,
-            }
-        }
-        Ok(())
+        by_type!(t, I => fill_in_place::<I>(h, addr, cap, off, n),
+            sno => Err(Fail::State("no clock of this type")))
     }
 }
 
-const _: () = assert!(
-    size_of::<guid::Guid>() == 12
-        && size_of::<guid::Luid>() == 8
-        && size_of::<v3::Guid>() == 12
-        && size_of::<v3::Luid>() == 8
-        && size_of::<v3::Xuid>() == 16
-        && align_of::<guid::Guid>() == 1
-        && align_of::<guid::Luid>() == 1
-        && align_of::<v3::Guid>() == 1
-        && align_of::<v3::Luid>() == 1
-        && align_of::<v3::Xuid>() == 1
-);
+/// Fills the direct buffer at `addr` of `cap` bytes from `off` with `n`
+/// ids of type `I` from the clock `h`, in place.
+fn fill_in_place<I: Issued>(h: jlong, addr: *mut u8, cap: usize, off: usize, n: usize) -> Res<()> {
+    // Every id type is its bytes: `repr(transparent)` over a byte array.
+    const { assert!(size_of::<I>() == I::BYTES && align_of::<I>() == 1) };
+    if off + n * I::BYTES > cap {
+        return Err(Fail::State("buffer too short for the batch"));
+    }
+    // SAFETY: `I` is `I::BYTES` bytes of alignment 1 (above), and the
+    // buffer holds `off + n * I::BYTES` bytes that nothing else uses
+    // during the call.
+    let ids = unsafe { std::slice::from_raw_parts_mut(addr.add(off).cast::<I>(), n) };
+    I::fill(h, ids)
+}
 
 native! {
     /// The global id a clock gives a local id: its node put back (`t`

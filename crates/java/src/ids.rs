@@ -12,12 +12,12 @@ use jni::sys::{jbyteArray, jint, jlong, jstring};
 
 use crate::{Fail, Res, part, run};
 
-const GUID: jint = 0;
-const LUID: jint = 1;
-const V3_GUID: jint = 2;
-const V3_LUID: jint = 3;
-const XUID: jint = 4;
-const SNO: jint = 5;
+pub const GUID: jint = 0;
+pub const LUID: jint = 1;
+pub const V3_GUID: jint = 2;
+pub const V3_LUID: jint = 3;
+pub const XUID: jint = 4;
+pub const SNO: jint = 5;
 
 /// The value of (`hi`, `lo`).
 pub fn join(hi: jlong, lo: jlong) -> u128 {
@@ -38,37 +38,6 @@ pub fn put(env: &mut JNIEnv<'_>, out: &JLongArray<'_>, v: u128) -> Res<()> {
 /// The bytes of a Java `byte[]`.
 pub fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>) -> Res<Vec<u8>> {
     Ok(env.convert_byte_array(b)?)
-}
-
-/// Runs `$body` with `$I` the crate's type of the code `$t`, for the five
-/// types that implement `Id`; `$sno` for sno's.
-macro_rules! by_type {
-    ($t:expr, $I:ident => $body:expr, sno => $sno:expr) => {
-        match $t {
-            GUID => {
-                type $I = guid::Guid;
-                $body
-            }
-            LUID => {
-                type $I = guid::Luid;
-                $body
-            }
-            V3_GUID => {
-                type $I = v3::Guid;
-                $body
-            }
-            V3_LUID => {
-                type $I = v3::Luid;
-                $body
-            }
-            XUID => {
-                type $I = v3::Xuid;
-                $body
-            }
-            SNO => $sno,
-            _ => Err(Fail::State("unknown id type")),
-        }
-    };
 }
 
 /// The id of type `I` of a value the Java side holds.
@@ -292,24 +261,8 @@ native! {
     fn Java_io_kguid_Native_diff(env, t: jint, a: JLongArray<'l>, out: JLongArray<'l>) {
         let mut v = [0; 4];
         env.get_long_array_region(&a, 0, &mut v)?;
-        let d = match t {
-            GUID => value::<guid::Guid>(v[0], v[1])?
-                .diff(&value(v[2], v[3])?)
-                .to_u128(),
-            LUID => value::<guid::Luid>(v[0], v[1])?
-                .diff(&value(v[2], v[3])?)
-                .to_u128(),
-            V3_GUID => value::<v3::Guid>(v[0], v[1])?
-                .diff(&value(v[2], v[3])?)
-                .to_u128(),
-            V3_LUID => value::<v3::Luid>(v[0], v[1])?
-                .diff(&value(v[2], v[3])?)
-                .to_u128(),
-            XUID => value::<v3::Xuid>(v[0], v[1])?
-                .diff(&value(v[2], v[3])?)
-                .to_u128(),
-            _ => return Err(Fail::State("no diff of this type")),
-        };
+        let d = by_type!(t, I => Ok(value::<I>(v[0], v[1])?.diff(&value(v[2], v[3])?).to_u128()),
+            sno => Err(Fail::State("no diff of this type")))?;
         put(env, &out, d)
     }
 }

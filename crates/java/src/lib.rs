@@ -37,6 +37,37 @@ macro_rules! native {
     };
 }
 
+/// Runs `$body` with `$I` the crate's type of the code `$t`, for the five
+/// types that implement `Id`; `$sno` for sno's.
+macro_rules! by_type {
+    ($t:expr, $I:ident => $body:expr, sno => $sno:expr) => {
+        match $t {
+            $crate::ids::GUID => {
+                type $I = guid::Guid;
+                $body
+            }
+            $crate::ids::LUID => {
+                type $I = guid::Luid;
+                $body
+            }
+            $crate::ids::V3_GUID => {
+                type $I = guid::v3::Guid;
+                $body
+            }
+            $crate::ids::V3_LUID => {
+                type $I = guid::v3::Luid;
+                $body
+            }
+            $crate::ids::XUID => {
+                type $I = guid::v3::Xuid;
+                $body
+            }
+            $crate::ids::SNO => $sno,
+            _ => Err($crate::Fail::State("unknown id type")),
+        }
+    };
+}
+
 mod clocks;
 mod ids;
 
