@@ -289,8 +289,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
 
     @Override
     public int compareTo(Guid o) {
-        int c = Integer.compareUnsigned(hi, o.hi);
-        return c != 0 ? c : Long.compareUnsigned(lo, o.lo);
+        return Native.compare(hi(), lo, o.hi(), o.lo);
     }
 
     @Override

@@ -551,11 +551,6 @@ public final class Native {
         return c != 0 ? c : Long.compareUnsigned(lo, otherLo);
     }
 
-    /** A native call's pair of two values: {a.hi, a.lo, b.hi, b.lo}. */
-    public static long[] two(long hi, long lo, long otherHi, long otherLo) {
-        return new long[] {hi, lo, otherHi, otherLo};
-    }
-
 
     /** The big-endian bytes of (hi, lo), the last {@code n} of the 16. */
     public static byte[] bytes(long hi, long lo, int n) {

@@ -156,8 +156,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
 
     @Override
     public int compareTo(Sno o) {
-        int c = Long.compareUnsigned(hi, o.hi);
-        return c != 0 ? c : Long.compareUnsigned(lo, o.lo);
+        return Native.compare(hi, lo, o.hi, o.lo);
     }
 
     @Override

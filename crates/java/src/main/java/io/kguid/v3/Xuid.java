@@ -308,8 +308,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
 
     @Override
     public int compareTo(Xuid o) {
-        int c = Long.compareUnsigned(hi, o.hi);
-        return c != 0 ? c : Long.compareUnsigned(lo, o.lo);
+        return Native.compare(hi, lo, o.hi, o.lo);
     }
 
     @Override
