@@ -40,6 +40,25 @@ pub fn bytes(env: &mut JNIEnv<'_>, b: &JByteArray<'_>) -> Res<Vec<u8>> {
     Ok(env.convert_byte_array(b)?)
 }
 
+/// Reads an id with `read` from a Java `byte[]` and writes its (`hi`,
+/// `lo`) into `out`: the shape of every reader of bytes or text.
+fn read_into(
+    env: &mut JNIEnv<'_>,
+    b: &JByteArray<'_>,
+    out: &JLongArray<'_>,
+    read: impl FnOnce(&[u8]) -> Res<u128>,
+) -> Res<()> {
+    let b = bytes(env, b)?;
+    let v = read(&b)?;
+    put(env, out, v)
+}
+
+/// A cell width from Java; a negative one is refused as the crate refuses
+/// a width past 8, with its two's complement.
+fn cell_width(n: jint) -> Res<u32> {
+    u32::try_from(n).map_err(|_| guid::ErrorKind::CellWidth(n as u32).into())
+}
+
 /// The id of type `I` of a value the Java side holds.
 fn value<I: Id>(hi: jlong, lo: jlong) -> Res<I> {
     Ok(I::from_u128(join(hi, lo))?)
@@ -52,27 +71,27 @@ fn sno(hi: jlong, lo: jlong) -> Res<Sno> {
 native! {
     /// The crate's text reader of the type (what its `FromStr` reads).
     fn Java_io_kguid_Native_parse(env, t: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
-        let s = bytes(env, &s)?;
-        let v = by_type!(t, I => Ok(I::parse_bytes(&s)?.to_u128()), sno => Ok(Sno::parse_bytes(&s)?.to_u128()))?;
-        put(env, &out, v)
+        read_into(env, &s, &out, |s| {
+            by_type!(t, I => Ok(I::parse_bytes(s)?.to_u128()), sno => Ok(Sno::parse_bytes(s)?.to_u128()))
+        })
     }
 }
 
 native! {
     /// The crate's base62 reader of the type.
     fn Java_io_kguid_Native_fromBase62(env, t: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
-        let s = bytes(env, &s)?;
-        let v = by_type!(t, I => Ok(I::from_base62(&s)?.to_u128()), sno => Err(Fail::State("sno has no base62")))?;
-        put(env, &out, v)
+        read_into(env, &s, &out, |s| {
+            by_type!(t, I => Ok(I::from_base62(s)?.to_u128()), sno => Err(Fail::State("sno has no base62")))
+        })
     }
 }
 
 native! {
     /// The id of exactly the type's length of big-endian bytes.
     fn Java_io_kguid_Native_fromBytes(env, t: jint, b: JByteArray<'l>, out: JLongArray<'l>) {
-        let b = bytes(env, &b)?;
-        let v = by_type!(t, I => Ok(I::from_slice(&b)?.to_u128()), sno => Ok(Sno::from_slice(&b)?.to_u128()))?;
-        put(env, &out, v)
+        read_into(env, &b, &out, |b| {
+            by_type!(t, I => Ok(I::from_slice(b)?.to_u128()), sno => Ok(Sno::from_slice(b)?.to_u128()))
+        })
     }
 }
 
@@ -81,20 +100,6 @@ native! {
     /// `from_u128`), or throws its error.
     fn Java_io_kguid_Native_check(_, t: jint, hi: jlong, lo: jlong) {
         by_type!(t, I => value::<I>(hi, lo).map(drop), sno => sno(hi, lo).map(drop))
-    }
-}
-
-native! {
-    /// The text form (`Display`).
-    fn Java_io_kguid_Native_string(env, t: jint, hi: jlong, lo: jlong) -> jstring {
-        let mut buf = [0u8; 36];
-        let s: &str = by_type!(t, I => Ok(value::<I>(hi, lo)?.encode(&mut buf)), sno => {
-            let mut b16 = [0u8; 16];
-            let n = sno(hi, lo)?.encode(&mut b16).len();
-            buf[..n].copy_from_slice(&b16[..n]);
-            Ok(std::str::from_utf8(&buf[..n]).map_err(|_| Fail::State("sno text"))?)
-        })?;
-        Ok(env.new_string(s)?.into_raw())
     }
 }
 
@@ -224,20 +229,20 @@ native! {
 native! {
     /// v3's global id of a v2 id's text (`form` 0) or base62 (`form` 1).
     fn Java_io_kguid_Native_v3FromV2Text(env, form: jint, s: JByteArray<'l>, out: JLongArray<'l>) {
-        let s = bytes(env, &s)?;
-        let id = match form {
-            0 => v3::Guid::from_v2_str(&s)?,
-            _ => v3::Guid::from_v2_base62(&s)?,
-        };
-        put(env, &out, id.to_u128())
+        read_into(env, &s, &out, |s| {
+            Ok(match form {
+                0 => v3::Guid::from_v2_str(s)?,
+                _ => v3::Guid::from_v2_base62(s)?,
+            }
+            .to_u128())
+        })
     }
 }
 
 native! {
     /// The value cut into `n`-bit cells from the top (Go's `Split`).
     fn Java_io_kguid_Native_split(env, t: jint, hi: jlong, lo: jlong, n: jint) -> jbyteArray {
-        let n: u32 = part("cell width", n.into(), u32::MAX.into())
-            .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
+        let n = cell_width(n)?;
         let cells = by_type!(t, I => Ok(value::<I>(hi, lo)?.split(n)?), sno => Err(Fail::State("sno has no cells")))?;
         Ok(env.byte_array_from_slice(&cells)?.into_raw())
     }
@@ -248,11 +253,10 @@ native! {
     fn Java_io_kguid_Native_fold(
         env, t: jint, n: jint, cells: JByteArray<'l>, out: JLongArray<'l>,
     ) {
-        let n: u32 = part("cell width", n.into(), u32::MAX.into())
-            .map_err(|_| Fail::Kguid(guid::ErrorKind::CellWidth(n as u32).into()))?;
-        let cells = bytes(env, &cells)?;
-        let v = by_type!(t, I => Ok(I::fold(n, &cells)?.to_u128()), sno => Err(Fail::State("sno has no cells")))?;
-        put(env, &out, v)
+        let n = cell_width(n)?;
+        read_into(env, &cells, &out, |cells| {
+            by_type!(t, I => Ok(I::fold(n, cells)?.to_u128()), sno => Err(Fail::State("sno has no cells")))
+        })
     }
 }
 

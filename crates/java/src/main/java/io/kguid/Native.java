@@ -112,7 +112,6 @@ public final class Native {
     /** Throws unless (hi, lo) is an id of the type. */
     public static native void check(int type, long hi, long lo);
     /** The text form. */
-    public static native String string(int type, long hi, long lo);
     /** The text form written at {@code address}; its length. */
     public static native int stringAt(int type, long hi, long lo, long address);
 
@@ -519,6 +518,13 @@ public final class Native {
         long[] o = new long[2];
         call.call(o);
         return make.of(o[0], o[1]);
+    }
+
+    /** The low 64 bits of the value that {@code call} writes: a local id. */
+    public static long low(Into call) {
+        long[] o = new long[2];
+        call.call(o);
+        return o[1];
     }
 
     /** The parts of (hi, lo) of a type, as {@link #parts(int, long, long, long[])} gives them. */

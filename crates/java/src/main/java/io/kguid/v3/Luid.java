@@ -45,7 +45,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Luid parse(CharSequence s) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.parse(TYPE, Native.utf8(s), o));
+        return new Luid(Native.low(o -> Native.parse(TYPE, Native.utf8(s), o)));
     }
 
     /**
@@ -56,7 +56,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if it is not one
      */
     public static Luid fromBase62(CharSequence s) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fromBase62(TYPE, Native.utf8(s), o));
+        return new Luid(Native.low(o -> Native.fromBase62(TYPE, Native.utf8(s), o)));
     }
 
     /**
@@ -67,7 +67,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @throws KguidException if they are not one
      */
     public static Luid fromBytes(byte[] b) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fromBytes(TYPE, b, o));
+        return new Luid(Native.low(o -> Native.fromBytes(TYPE, b, o)));
     }
 
     /**
@@ -89,7 +89,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the id
      */
     public static Luid compose(long timeNanos, int seq, int drift) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.compose(TYPE, 0, timeNanos, seq, drift, 0, o));
+        return new Luid(Native.low(o -> Native.compose(TYPE, 0, timeNanos, seq, drift, 0, o)));
     }
 
     /**
@@ -99,7 +99,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the v3 id
      */
     public static Luid fromV2(io.kguid.Luid id) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.convert(1, 0, id.toLong(), o));
+        return new Luid(Native.low(o -> Native.convert(1, 0, id.toLong(), o)));
     }
 
     /**
@@ -110,7 +110,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the id
      */
     public static Luid fold(int n, byte[] cells) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.fold(TYPE, n, cells, o));
+        return new Luid(Native.low(o -> Native.fold(TYPE, n, cells, o)));
     }
 
     /**
@@ -236,7 +236,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return the difference
      */
     public Luid diff(Luid other) {
-        return Native.pair((hi, lo) -> new Luid(lo), o -> Native.diff(TYPE, new long[] {0, v, 0, other.v}, o));
+        return new Luid(Native.low(o -> Native.diff(TYPE, new long[] {0, v, 0, other.v}, o)));
     }
 
     /**
