@@ -58,22 +58,25 @@ fn assert_unique(ids: &mut [u64]) -> usize {
 /// Claims every node id of the noeqd layout but `node` under `prefix`, for
 /// a minute, as a rival server would: the next server must take `node`.
 fn rival_claims(cluster: &Cluster, prefix: &str, node: u64) {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(claim_all_but(cluster, prefix, node as u32));
+    claim(cluster, prefix, (0..1024).filter(|&n| n != node as u32));
 }
 
-async fn claim_all_but(cluster: &Cluster, prefix: &str, node: u32) {
+/// Claims `nodes` under `prefix` for a minute, as a rival server would.
+fn claim(cluster: &Cluster, prefix: &str, nodes: impl Iterator<Item = u32>) {
     let mut config = Config::new(cluster.addresses());
     config.cluster = cluster.name.clone();
     let store = HazelcastStore::new(Client::new(config).unwrap());
     let minute = Duration::from_secs(60);
-    for n in (0..1024).filter(|&n| n != node) {
-        let claim = store.claim(prefix, n, n, minute, "rival").await.unwrap();
-        assert!(matches!(claim, Claim::Held(_)), "node {n}: {claim:?}");
-    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for n in nodes {
+            let claim = store.claim(prefix, n, n, minute, "rival").await.unwrap();
+            assert!(matches!(claim, Claim::Held(_)), "node {n}: {claim:?}");
+        }
+    });
 }
 
 /// The ids of a server that turns clients away until its lease lets it
@@ -218,4 +221,51 @@ fn no_member_or_a_wrong_cluster_fails_the_start() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }
+}
+
+/// snowcast's layout at its fewest node bits (`--layout snowcast:7`): its
+/// 128 node ids are all a fleet gets. With 126 held by a rival, two
+/// servers lease the last two, and a third finds none free: its start
+/// fails once it has waited a TTL for one, saying the range is leased.
+#[test]
+fn snowcasts_node_bits_bound_the_fleet() {
+    let Some(cluster) = Cluster::start(Setup::new(1)) else {
+        return;
+    };
+    let layout = Layout::snowcast(7).unwrap();
+    let prefix = "/test/snowcast";
+    claim(&cluster, prefix, 0..126);
+    let mut args = lease_args(&cluster, prefix);
+    args.extend(["--layout".into(), "snowcast:7".into()]);
+    let servers: Vec<ChildServer> = (0..2).map(|_| serve(&args)).collect();
+    let mut leased: Vec<u64> = servers
+        .iter()
+        .map(|s| {
+            let ids = first_ids(s);
+            let nodes: std::collections::BTreeSet<u64> = ids
+                .iter()
+                .map(|&id| layout.decompose(id).expect("a snowcast id").node)
+                .collect();
+            assert_eq!(nodes.len(), 1, "{nodes:?}");
+            nodes.first().copied().unwrap()
+        })
+        .collect();
+    leased.sort_unstable();
+    assert_eq!(leased, [126, 127]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut third = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
+        .args(["-l", "127.0.0.1:0"])
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, stderr) = exit_and_stderr(&mut third);
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("every node id in 0..=127 is leased"),
+        "{stderr}"
+    );
+    drop(servers);
 }
