@@ -209,17 +209,13 @@ public final class Guid implements Comparable<Guid>, Serializable {
         return Native.base62(TYPE, hi(), lo);
     }
 
-    private long[] parts() {
-        return Native.parts(TYPE, hi(), lo);
-    }
-
     /**
      * The time in Unix nanoseconds (unsigned), to the tick.
      *
      * @return the time
      */
     public long timeNanos() {
-        return parts()[0];
+        return Native.timeNanos(TYPE, hi(), lo);
     }
 
     /**
@@ -237,7 +233,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the node, unsigned
      */
     public long node() {
-        return parts()[1];
+        return Native.node(TYPE, hi(), lo);
     }
 
     /**
@@ -246,7 +242,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return 0..16383
      */
     public int seq() {
-        return (int) parts()[2];
+        return Native.seq(TYPE, hi(), lo);
     }
 
     /**
@@ -255,7 +251,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return 1..7
      */
     public int drift() {
-        return (int) parts()[3];
+        return Native.drift(TYPE, hi(), lo);
     }
 
     /**

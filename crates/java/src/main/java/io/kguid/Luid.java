@@ -150,17 +150,13 @@ public final class Luid implements Comparable<Luid>, Serializable {
         return Native.base62(TYPE, 0, v);
     }
 
-    private long[] parts() {
-        return Native.parts(TYPE, 0, v);
-    }
-
     /**
      * The time in Unix nanoseconds (unsigned), to the tick.
      *
      * @return the time
      */
     public long timeNanos() {
-        return parts()[0];
+        return Native.timeNanos(TYPE, 0, v);
     }
 
     /**
@@ -187,7 +183,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return 0..16383
      */
     public int seq() {
-        return (int) parts()[2];
+        return Native.seq(TYPE, 0, v);
     }
 
     /**
@@ -196,7 +192,7 @@ public final class Luid implements Comparable<Luid>, Serializable {
      * @return 1..7
      */
     public int drift() {
-        return (int) parts()[3];
+        return Native.drift(TYPE, 0, v);
     }
 
     /**

@@ -534,6 +534,29 @@ public final class Native {
         return p;
     }
 
+    // The parts of an id of the five 96- and 128-bit types, by their index
+    // in what parts() writes.
+
+    /** An id's time in Unix nanoseconds (unsigned). */
+    public static long timeNanos(int type, long hi, long lo) {
+        return parts(type, hi, lo)[0];
+    }
+
+    /** An id's node. */
+    public static long node(int type, long hi, long lo) {
+        return parts(type, hi, lo)[1];
+    }
+
+    /** An id's sequence. */
+    public static int seq(int type, long hi, long lo) {
+        return (int) parts(type, hi, lo)[2];
+    }
+
+    /** An id's drift code. */
+    public static int drift(int type, long hi, long lo) {
+        return (int) parts(type, hi, lo)[3];
+    }
+
     /** The id of this thread's new value from a clock's {@code g}. */
     public static <T> T g(Object owner, long handle, int type, Make<T> make) {
         Scratch s = SCRATCH.get();

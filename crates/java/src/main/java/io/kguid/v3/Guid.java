@@ -264,17 +264,13 @@ public final class Guid implements Comparable<Guid>, Serializable {
         return Native.base62(TYPE, hi(), lo);
     }
 
-    private long[] parts() {
-        return Native.parts(TYPE, hi(), lo);
-    }
-
     /**
      * The time in Unix nanoseconds (unsigned), to the tick.
      *
      * @return the time
      */
     public long timeNanos() {
-        return parts()[0];
+        return Native.timeNanos(TYPE, hi(), lo);
     }
 
     /**
@@ -292,7 +288,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return the node, unsigned
      */
     public long node() {
-        return parts()[1];
+        return Native.node(TYPE, hi(), lo);
     }
 
     /**
@@ -301,7 +297,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return 0..16383
      */
     public int seq() {
-        return (int) parts()[2];
+        return Native.seq(TYPE, hi(), lo);
     }
 
     /**
@@ -310,7 +306,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
      * @return 0..7
      */
     public int drift() {
-        return (int) parts()[3];
+        return Native.drift(TYPE, hi(), lo);
     }
 
     /**

@@ -194,17 +194,13 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
         return Native.base62(TYPE, hi, lo);
     }
 
-    private long[] parts() {
-        return Native.parts(TYPE, hi, lo);
-    }
-
     /**
      * The time in Unix nanoseconds (unsigned), to the tick.
      *
      * @return the time
      */
     public long timeNanos() {
-        return parts()[0];
+        return Native.timeNanos(TYPE, hi, lo);
     }
 
     /**
@@ -222,7 +218,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return the node
      */
     public long node() {
-        return parts()[1];
+        return Native.node(TYPE, hi, lo);
     }
 
     /**
@@ -231,7 +227,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return 0..16383
      */
     public int seq() {
-        return (int) parts()[2];
+        return Native.seq(TYPE, hi, lo);
     }
 
     /**
@@ -240,7 +236,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
      * @return 0..7
      */
     public int drift() {
-        return (int) parts()[3];
+        return Native.drift(TYPE, hi, lo);
     }
 
     /**
