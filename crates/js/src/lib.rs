@@ -360,7 +360,7 @@ failed!(
     f64 = f64::NAN
 );
 
-/// The value of `r`, or [`Failed::FAILED`] with its error kept.
+/// The value of `r`, or the failure value (`Failed::FAILED`) with its error kept.
 fn value<T: Failed>(r: Result<T, Error>) -> T {
     r.unwrap_or_else(|e| {
         fail(e);
@@ -539,7 +539,7 @@ pub fn from_u128(tag: u32, v: u128) -> i32 {
     status(with_id!(tag, T => done(T::from_u128(v)), sno => done(Sno::from_u128(v))))
 }
 
-/// The id's value as an integer; [`Failed::FAILED`] on error ([`take_error`]).
+/// The id's value as an integer; the failure value (`Failed::FAILED`) on error ([`take_error`]).
 #[wasm_bindgen]
 pub fn to_u128(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u128 {
     let w = [w0, w1, w2, w3];
@@ -576,7 +576,7 @@ pub fn to_hex(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> i32 {
 }
 
 /// `a` against `b` (both of `tag`): -1, 0 or 1 (the ids' `Ord`);
-/// [`Failed::FAILED`] on error.
+/// the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -595,21 +595,21 @@ pub fn compare(
     value(o.map(|o| o as i32))
 }
 
-/// The node (0 for a local id; sno: the partition); [`Failed::FAILED`] on error.
+/// The node (0 for a local id; sno: the partition); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn node(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
     let w = [w0, w1, w2, w3];
     value(with_id!(tag, T => id::<T>(w)?.node(), sno => sno(w)?.partition().into()))
 }
 
-/// The sequence (sno: its sequence); [`Failed::FAILED`] on error.
+/// The sequence (sno: its sequence); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn seq(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
     let w = [w0, w1, w2, w3];
     value(with_id!(tag, T => id::<T>(w)?.seq().into(), sno => sno(w)?.sequence().into()))
 }
 
-/// The time in Unix ns (sno: `unix_ns`); [`Failed::FAILED`] on error.
+/// The time in Unix ns (sno: `unix_ns`); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
     let w = [w0, w1, w2, w3];
@@ -617,7 +617,7 @@ pub fn time_ns(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u64 {
 }
 
 /// The time as Unix ms, for a `Date` (v3 reads the direction as
-/// `epoch` does); [`Failed::FAILED`] on error.
+/// `epoch` does); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
     let w = [w0, w1, w2, w3];
@@ -626,7 +626,7 @@ pub fn time_ms(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> f64 {
 
 /// The epoch time in signed Unix ns: `epoch`'s (exact), or with
 /// `inverse` v2's `EpochI`, the inverse time `u64::MAX - time` read as
-/// signed ns; [`Failed::FAILED`] on error. The crate's `epoch_i` gives that as a
+/// signed ns; the failure value (`Failed::FAILED`) on error. The crate's `epoch_i` gives that as a
 /// `SystemTime`, which on `wasm32-unknown-unknown` cannot hold a time
 /// before 1970 (it panics): its value is computed here in ns, as
 /// `epoch_i` computes it.
@@ -652,7 +652,7 @@ fn ms_of(t: SystemTime) -> f64 {
     }
 }
 
-/// The drift code (sno: the metabyte); [`Failed::FAILED`] on error.
+/// The drift code (sno: the metabyte); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn drift(tag: u32, w0: u32, w1: u32, w2: u32, w3: u32) -> u32 {
     let w = [w0, w1, w2, w3];
@@ -734,7 +734,7 @@ pub fn diff(
 }
 
 /// v3's `cmp_ring` of `a` and `b` against a node reference: -1, 0 or 1;
-/// [`Failed::FAILED`] on error. Of [`XUID`]s if `xuid`, else of [`V3_GUID`]s,
+/// the failure value (`Failed::FAILED`) on error. Of [`XUID`]s if `xuid`, else of [`V3_GUID`]s,
 /// whose reference is taken modulo 2^32, as Go's `OrdRingG` takes its
 /// 64-bit one.
 #[wasm_bindgen]
@@ -821,7 +821,7 @@ pub fn v3_from_v2_slice(s: &[u8], base62: bool) -> i32 {
 }
 
 /// The signed form (`to_i64`) of a local id, v3's if `v3`, else v2's;
-/// [`Failed::FAILED`] on error.
+/// the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn local_to_i64(v3: bool, w0: u32, w1: u32) -> i64 {
     let w = [w0, w1, 0, 0];
@@ -901,7 +901,7 @@ pub fn node_from_name(v3: bool, name: &str) -> u64 {
 }
 
 /// Sno's parts by `which`: 0 its `units`, 1 its tick-tock, 2 whether it
-/// is the zero id (0 or 1); [`Failed::FAILED`] on error.
+/// is the zero id (0 or 1); the failure value (`Failed::FAILED`) on error.
 #[wasm_bindgen]
 pub fn sno_part(which: u32, w0: u32, w1: u32, w2: u32) -> u64 {
     value(sno([w0, w1, w2, 0]).and_then(|s| match which {
