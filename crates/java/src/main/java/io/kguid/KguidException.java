@@ -52,6 +52,10 @@ public class KguidException extends IllegalArgumentException {
     }
 
     private final Kind kind;
+    // What the subclasses' public fields are read from, once, as they are
+    // made; not serialized, since those fields are.
+    private final transient String name;
+    private final transient long[] fields;
 
     /**
      * An exception of a kind.
@@ -60,8 +64,25 @@ public class KguidException extends IllegalArgumentException {
      * @param message the crate's message
      */
     protected KguidException(Kind kind, String message) {
+        this(kind, message, "", new long[4]);
+    }
+
+    /** An exception of a kind with the native library's name and numeric fields. */
+    KguidException(Kind kind, String message, String name, long[] fields) {
         super(message);
         this.kind = kind;
+        this.name = name;
+        this.fields = fields;
+    }
+
+    /** The {@code i}th numeric field it was made with: what the subclasses' fields start from. */
+    final long field(int i) {
+        return fields[i];
+    }
+
+    /** The part's or setting's name it was made with. */
+    final String fieldName() {
+        return name;
     }
 
     /**
@@ -75,23 +96,24 @@ public class KguidException extends IllegalArgumentException {
 
     /** Made by the native library: the exception of a kind code and its fields. */
     static KguidException create(int code, String message, String name, long a, long b, long c, long d) {
+        long[] f = {a, b, c, d};
         Kind k = code >= 0 && code < Kind.values().length ? Kind.values()[code] : Kind.OTHER;
         switch (k) {
-            case LENGTH: return new Length(message, (int) a, (int) b);
-            case CHAR: return new Char(message, (int) a, (int) b);
+            case LENGTH: return new Length(message, name, f);
+            case CHAR: return new Char(message, name, f);
             case LEADING_ZERO: return new LeadingZero(message);
-            case OVERFLOW: return new Overflow(message, (int) a);
+            case OVERFLOW: return new Overflow(message, name, f);
             case DRIFT: return new Drift(message);
-            case PART: return new Part(message, name, a, b);
-            case CELL_WIDTH: return new CellWidth(message, (int) a);
-            case CELL: return new Cell(message, (int) a, (int) b);
-            case MARKER: return new Marker(message, a != 0);
-            case LAYOUT: return new Layout(message, (int) a, (int) b, (int) c);
-            case NOT_UUID_V8: return new NotUuidV8(message, (int) a, (int) b);
+            case PART: return new Part(message, name, f);
+            case CELL_WIDTH: return new CellWidth(message, name, f);
+            case CELL: return new Cell(message, name, f);
+            case MARKER: return new Marker(message, name, f);
+            case LAYOUT: return new Layout(message, name, f);
+            case NOT_UUID_V8: return new NotUuidV8(message, name, f);
             case FORKED: return new Forked(message);
             case USED_UP: return new UsedUp(message);
             case INVERSE: return new Inverse(message);
-            case RANGE: return new Range(message, name, a, b, c);
+            case RANGE: return new Range(message, name, f);
             default: return new KguidException(k, message);
         }
     }
@@ -100,14 +122,12 @@ public class KguidException extends IllegalArgumentException {
     public static final class Length extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The length the encoding needs (the longest allowed, when it varies). */
-        public final int expected;
+        public final int expected = (int) field(0);
         /** The length given. */
-        public final int found;
+        public final int found = (int) field(1);
 
-        Length(String m, int expected, int found) {
-            super(Kind.LENGTH, m);
-            this.expected = expected;
-            this.found = found;
+        Length(String m, String name, long[] f) {
+            super(Kind.LENGTH, m, name, f);
         }
     }
 
@@ -115,14 +135,12 @@ public class KguidException extends IllegalArgumentException {
     public static final class Char extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The byte (of the input's UTF-8), 0..255. */
-        public final int value;
+        public final int value = (int) field(0);
         /** Its index in the UTF-8 bytes. */
-        public final int index;
+        public final int index = (int) field(1);
 
-        Char(String m, int value, int index) {
-            super(Kind.CHAR, m);
-            this.value = value;
-            this.index = index;
+        Char(String m, String name, long[] f) {
+            super(Kind.CHAR, m, name, f);
         }
     }
 
@@ -139,11 +157,10 @@ public class KguidException extends IllegalArgumentException {
     public static final class Overflow extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The id's width in bits. */
-        public final int bits;
+        public final int bits = (int) field(0);
 
-        Overflow(String m, int bits) {
-            super(Kind.OVERFLOW, m);
-            this.bits = bits;
+        Overflow(String m, String name, long[] f) {
+            super(Kind.OVERFLOW, m, name, f);
         }
     }
 
@@ -160,17 +177,14 @@ public class KguidException extends IllegalArgumentException {
     public static final class Part extends KguidException {
         private static final long serialVersionUID = 1L;
         /** Which part. */
-        public final String name;
+        public final String name = fieldName();
         /** The value given (unsigned). */
-        public final long value;
+        public final long value = field(0);
         /** The largest value the field holds (unsigned). */
-        public final long max;
+        public final long max = field(1);
 
-        Part(String m, String name, long value, long max) {
-            super(Kind.PART, m);
-            this.name = name;
-            this.value = value;
-            this.max = max;
+        Part(String m, String name, long[] f) {
+            super(Kind.PART, m, name, f);
         }
     }
 
@@ -178,11 +192,10 @@ public class KguidException extends IllegalArgumentException {
     public static final class CellWidth extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The width given. */
-        public final int width;
+        public final int width = (int) field(0);
 
-        CellWidth(String m, int width) {
-            super(Kind.CELL_WIDTH, m);
-            this.width = width;
+        CellWidth(String m, String name, long[] f) {
+            super(Kind.CELL_WIDTH, m, name, f);
         }
     }
 
@@ -190,14 +203,12 @@ public class KguidException extends IllegalArgumentException {
     public static final class Cell extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The cell's value. */
-        public final int value;
+        public final int value = (int) field(0);
         /** Its index. */
-        public final int index;
+        public final int index = (int) field(1);
 
-        Cell(String m, int value, int index) {
-            super(Kind.CELL, m);
-            this.value = value;
-            this.index = index;
+        Cell(String m, String name, long[] f) {
+            super(Kind.CELL, m, name, f);
         }
     }
 
@@ -205,11 +216,10 @@ public class KguidException extends IllegalArgumentException {
     public static final class Marker extends KguidException {
         private static final long serialVersionUID = 1L;
         /** Whether a local id was expected. */
-        public final boolean local;
+        public final boolean local = field(0) != 0;
 
-        Marker(String m, boolean local) {
-            super(Kind.MARKER, m);
-            this.local = local;
+        Marker(String m, String name, long[] f) {
+            super(Kind.MARKER, m, name, f);
         }
     }
 
@@ -217,17 +227,14 @@ public class KguidException extends IllegalArgumentException {
     public static final class Layout extends KguidException {
         private static final long serialVersionUID = 1L;
         /** Bits of time. */
-        public final int time;
+        public final int time = (int) field(0);
         /** Bits of node. */
-        public final int node;
+        public final int node = (int) field(1);
         /** Bits of sequence. */
-        public final int seq;
+        public final int seq = (int) field(2);
 
-        Layout(String m, int time, int node, int seq) {
-            super(Kind.LAYOUT, m);
-            this.time = time;
-            this.node = node;
-            this.seq = seq;
+        Layout(String m, String name, long[] f) {
+            super(Kind.LAYOUT, m, name, f);
         }
     }
 
@@ -235,14 +242,12 @@ public class KguidException extends IllegalArgumentException {
     public static final class NotUuidV8 extends KguidException {
         private static final long serialVersionUID = 1L;
         /** The version nibble found. */
-        public final int version;
+        public final int version = (int) field(0);
         /** The two variant bits found. */
-        public final int variant;
+        public final int variant = (int) field(1);
 
-        NotUuidV8(String m, int version, int variant) {
-            super(Kind.NOT_UUID_V8, m);
-            this.version = version;
-            this.variant = variant;
+        NotUuidV8(String m, String name, long[] f) {
+            super(Kind.NOT_UUID_V8, m, name, f);
         }
     }
 
@@ -277,20 +282,16 @@ public class KguidException extends IllegalArgumentException {
     public static final class Range extends KguidException {
         private static final long serialVersionUID = 1L;
         /** Which setting. */
-        public final String name;
+        public final String name = fieldName();
         /** The value given (unsigned). */
-        public final long value;
+        public final long value = field(0);
         /** The smallest value allowed. */
-        public final long min;
+        public final long min = field(1);
         /** The largest value allowed. */
-        public final long max;
+        public final long max = field(2);
 
-        Range(String m, String name, long value, long min, long max) {
-            super(Kind.RANGE, m);
-            this.name = name;
-            this.value = value;
-            this.min = min;
-            this.max = max;
+        Range(String m, String name, long[] f) {
+            super(Kind.RANGE, m, name, f);
         }
     }
 }

@@ -162,4 +162,45 @@ class ErrorsTest {
         System.out.println("fuzzed inputs: " + ok + " read, " + refused + " typed exceptions");
         assertTrue(ok > 0 && refused > 0);
     }
+
+    @Test
+    void everyKindCarriesItsFields() throws Exception {
+        KguidException.Char ch = (KguidException.Char) KguidException.create(2, "m", "", 33, 4, 0, 0);
+        assertEquals(33, ch.value);
+        assertEquals(4, ch.index);
+        assertEquals(64, ((KguidException.Overflow) KguidException.create(4, "m", "", 64, 0, 0, 0)).bits);
+        assertEquals(9, ((KguidException.CellWidth) KguidException.create(7, "m", "", 9, 0, 0, 0)).width);
+        KguidException.Cell cell = (KguidException.Cell) KguidException.create(8, "m", "", 200, 3, 0, 0);
+        assertEquals(200, cell.value);
+        assertEquals(3, cell.index);
+        assertTrue(((KguidException.Marker) KguidException.create(9, "m", "", 1, 0, 0, 0)).local);
+        KguidException.Layout layout = (KguidException.Layout) KguidException.create(10, "m", "", 40, 13, 11, 0);
+        assertEquals(40, layout.time);
+        assertEquals(13, layout.node);
+        assertEquals(11, layout.seq);
+        KguidException.NotUuidV8 v8 = (KguidException.NotUuidV8) KguidException.create(11, "m", "", 4, 2, 0, 0);
+        assertEquals(4, v8.version);
+        assertEquals(2, v8.variant);
+        KguidException.Range r = (KguidException.Range) KguidException.create(15, "range m", "seq", 7, 1, 5, 0);
+        assertEquals(KguidException.Kind.RANGE, r.kind());
+        assertEquals("seq", r.name);
+        assertEquals(7, r.value);
+        assertEquals(1, r.min);
+        assertEquals(5, r.max);
+        // Serialized with its own fields.
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+            out.writeObject(r);
+        }
+        try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+            KguidException.Range back = (KguidException.Range) in.readObject();
+            assertEquals("seq", back.name);
+            assertEquals(7, back.value);
+            assertEquals(5, back.max);
+            assertEquals("range m", back.getMessage());
+            assertEquals(KguidException.Kind.RANGE, back.kind());
+        }
+        assertEquals(KguidException.Kind.FORKED, KguidException.create(12, "m", "", 0, 0, 0, 0).kind());
+        assertEquals(KguidException.Kind.OTHER, KguidException.create(99, "m", "", 0, 0, 0, 0).kind());
+    }
 }
