@@ -36,10 +36,7 @@ public final class Clock implements AutoCloseable {
     }
 
     private long h() {
-        if (closed) {
-            throw new IllegalStateException("clock closed");
-        }
-        return handle;
+        return Native.open(closed, handle);
     }
 
     /**

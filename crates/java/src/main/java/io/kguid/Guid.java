@@ -295,7 +295,7 @@ public final class Guid implements Comparable<Guid>, Serializable {
 
     @Override
     public int hashCode() {
-        return 31 * hi + Long.hashCode(lo);
+        return Native.hash(hi(), lo);
     }
 
     /** The 16-character sortable string. */

@@ -574,6 +574,19 @@ public final class Native {
         return make.of(s.buf.getLong(0), lo);
     }
 
+    /** The hash of a value (hi, lo): the same for every id type. */
+    public static int hash(long hi, long lo) {
+        return Long.hashCode(hi) * 31 + Long.hashCode(lo);
+    }
+
+    /** A clock's handle, or {@link IllegalStateException} once it is closed. */
+    public static long open(boolean closed, long handle) {
+        if (closed) {
+            throw new IllegalStateException("clock closed");
+        }
+        return handle;
+    }
+
     /** The unsigned order of (hi, lo) pairs: the ids' order. */
     public static int compare(long hi, long lo, long otherHi, long otherLo) {
         int c = Long.compareUnsigned(hi, otherHi);

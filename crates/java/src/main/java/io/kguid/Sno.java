@@ -166,7 +166,7 @@ public final class Sno implements Comparable<Sno>, Serializable {
 
     @Override
     public int hashCode() {
-        return Long.hashCode(hi) * 31 + Long.hashCode(lo);
+        return Native.hash(hi, lo);
     }
 
     /** The 16-character string. */

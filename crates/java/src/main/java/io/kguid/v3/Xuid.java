@@ -314,7 +314,7 @@ public final class Xuid implements Comparable<Xuid>, Serializable {
 
     @Override
     public int hashCode() {
-        return Long.hashCode(hi) * 31 + Long.hashCode(lo);
+        return Native.hash(hi, lo);
     }
 
     /** The canonical UUID string. */
