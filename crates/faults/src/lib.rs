@@ -1,9 +1,10 @@
 //! A fault harness for `guid serve`, and the checker of what it records.
 //!
 //! The binary `guid-faults` runs a fleet of real processes (`guid-serve`
-//! with node ids leased from a 3-member etcd cluster or from Redis with a
-//! replica), clients over both protocols that keep every id served, and a
-//! seeded schedule of faults; each run's history is checked by [`check`].
+//! with node ids leased from a 3-member etcd cluster, from Redis with a
+//! replica, or from a 3-member Hazelcast cluster), clients over both
+//! protocols that keep every id served, and a seeded schedule of faults;
+//! each run's history is checked by [`check`].
 //! See `docs/faults.md` at the repository's root.
 
 pub mod check;
