@@ -414,7 +414,9 @@ impl Fleet {
         let config = self.settings.run_dir.join(format!("{}.yaml", m.name));
         std::fs::write(&config, yaml).map_err(|e| format!("{}: {e}", config.display()))?;
         let mut cmd = self.net.command(&m.node, "java");
+        // No hsperfdata file in /tmp: a member killed with -9 would leave it.
         cmd.args(["-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg("-XX:-UsePerfData")
             .arg(format!("-Dhazelcast.config={}", config.display()))
             .arg(format!("-Dhazelcast.local.localAddress={}", addr.ip()))
             .arg("-Dhazelcast.logging.type=jdk")
@@ -479,7 +481,7 @@ impl Fleet {
             .map(|j| self.hazelcast_addr(j).to_string())
             .collect();
         let mut cmd = self.net.hub_command("java");
-        cmd.arg("-cp")
+        cmd.args(["-XX:-UsePerfData", "-cp"])
             .arg(&jar)
             .arg("-Dhazelcast.logging.type=none")
             .arg(&source)
