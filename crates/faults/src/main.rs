@@ -14,9 +14,9 @@ use kguid_faults::run::{self, Options, STOP};
 use kguid_faults::schedule::{self, FaultKind, Plan, Store};
 use kguid_faults::{net, procs, summary};
 
-/// Runs `guid-serve` fleets (Redis, etcd or Hazelcast leases) under seeded faults and
-/// checks every id served: no duplicate over all servers and protocols,
-/// ids increasing on each connection, waits, leads and counts.
+/// Runs `guid-serve` fleets (Redis, etcd or Hazelcast leases) under seeded
+/// faults and checks every id served: no duplicate over all servers and
+/// protocols, ids increasing on each connection, waits, leads and counts.
 #[derive(Parser, Debug)]
 #[command(name = "guid-faults", version)]
 struct Cli {
