@@ -208,19 +208,26 @@ fn no_member_or_a_wrong_cluster_fails_the_start() {
     ];
     for (args, expected) in cases {
         let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
-            .args(["-l", "127.0.0.1:0"])
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (status, stderr) = exit_and_stderr(&mut child);
-        assert_eq!(status.and_then(|s| s.code()), Some(1), "{args:?}: {stderr}");
+        let (code, stderr) = failed_start(&args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }
+}
+
+/// The exit code and stderr of a server started with `args` that exits
+/// (within 10 s) rather than serve.
+fn failed_start(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
+        .args(["-l", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, stderr) = exit_and_stderr(&mut child);
+    (status.and_then(|s| s.code()), stderr)
 }
 
 /// snowcast's layout at its fewest node bits (`--layout snowcast:7`): its
@@ -253,16 +260,8 @@ fn snowcasts_node_bits_bound_the_fleet() {
     leased.sort_unstable();
     assert_eq!(leased, [126, 127]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut third = Command::new(env!("CARGO_BIN_EXE_guid-serve"))
-        .args(["-l", "127.0.0.1:0"])
-        .args(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (status, stderr) = exit_and_stderr(&mut third);
-    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
+    let (code, stderr) = failed_start(&args);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("every node id in 0..=127 is leased"),
         "{stderr}"
