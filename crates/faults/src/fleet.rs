@@ -753,6 +753,34 @@ impl Fleet {
         ))
     }
 
+    /// Cuts store member `m` off from the other members and every server
+    /// for the fault's hold (servers contend for node ids meanwhile if the
+    /// fault asks), then heals it; what happened, for the record.
+    fn cut_off(
+        &mut self,
+        m: usize,
+        label: &str,
+        fault: &Fault,
+        t0: Instant,
+        contend_at: Instant,
+    ) -> Result<String, String> {
+        let node = self.members()[m].node.clone();
+        let mut ips: Vec<IpAddr> = (0..self.members().len())
+            .filter(|&j| j != m)
+            .map(|j| self.net.ip(&self.members()[j].node))
+            .collect();
+        ips.extend(self.servers.iter().map(|s| self.net.ip(&s.node)));
+        self.net.block(&node, &ips)?;
+        let mut detail = format!("{label} cut off for {:?}", fault.hold);
+        if fault.contend && t0 + fault.hold > contend_at {
+            sleep_until(contend_at);
+            detail += &self.contend(&[], fault.pick >> 8)?;
+        }
+        sleep_until(t0 + fault.hold);
+        self.net.heal(&node)?;
+        Ok(detail)
+    }
+
     /// Does `fault`, for its hold, and records it.
     pub fn apply(&mut self, fault: &Fault) -> Result<FaultRecord, String> {
         let start_ns = now_ns();
@@ -918,20 +946,8 @@ impl Fleet {
             }
             FaultKind::LeaderIsolate => {
                 let leader = self.etcd_leader()?;
-                let node = self.members()[leader].node.clone();
-                let mut ips: Vec<IpAddr> = (0..3)
-                    .filter(|&j| j != leader)
-                    .map(|j| self.net.ip(&self.members()[j].node))
-                    .collect();
-                ips.extend(self.servers.iter().map(|s| self.net.ip(&s.node)));
-                self.net.block(&node, &ips)?;
-                let mut detail = format!("leader e{leader} cut off for {:?}", fault.hold);
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&[], fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
-                self.net.heal(&node)?;
+                let label = format!("leader e{leader}");
+                let detail = self.cut_off(leader, &label, fault, t0, contend_at)?;
                 (format!("etcd e{leader}"), detail)
             }
             FaultKind::Split => {
@@ -1004,20 +1020,7 @@ impl Fleet {
             }
             FaultKind::MemberIsolate => {
                 let m = (fault.pick % 3) as usize;
-                let node = self.members()[m].node.clone();
-                let mut ips: Vec<IpAddr> = (0..3)
-                    .filter(|&j| j != m)
-                    .map(|j| self.net.ip(&self.members()[j].node))
-                    .collect();
-                ips.extend(self.servers.iter().map(|s| self.net.ip(&s.node)));
-                self.net.block(&node, &ips)?;
-                let mut detail = format!("h{m} cut off for {:?}", fault.hold);
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&[], fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
-                self.net.heal(&node)?;
+                let mut detail = self.cut_off(m, &format!("h{m}"), fault, t0, contend_at)?;
                 detail += &self.hazelcast_merge()?;
                 (format!("hazelcast h{m}"), detail)
             }

@@ -113,12 +113,6 @@ impl HazelcastStore {
         &self.client
     }
 
-    /// The value under `key`, if any.
-    async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let answer = self.invoke(codec::get(&self.map, key), key).await?;
-        codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))
-    }
-
     async fn invoke(
         &self,
         request: crate::message::Request,
@@ -127,29 +121,41 @@ impl HazelcastStore {
         self.client.invoke(request, key).await.map_err(lease_error)
     }
 
+    /// The value an answer to `request` carries, if any.
+    async fn value(&self, request: crate::message::Request, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let answer = self.invoke(request, key).await?;
+        codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))
+    }
+
     async fn boolean(&self, request: crate::message::Request, key: &[u8]) -> Result<bool> {
         let answer = self.invoke(request, key).await?;
         codec::boolean(&answer).map_err(|e| LeaseError::store(Error::from(e)))
     }
 
-    /// The claim under `key`, read: `None` if absent.
-    async fn claim_of(&self, key: &str) -> Result<Option<(ClaimRecord, Vec<u8>)>> {
-        let Some(bytes) = self.get(&data::string(key)).await? else {
-            return Ok(None);
-        };
-        let record = data::read_string(&bytes)
-            .and_then(|s| ClaimRecord::parse(&s))
-            .ok_or_else(|| corrupt(key))?;
-        Ok(Some((record, bytes)))
+    /// Puts `value` under `key` (for `ttl_ms`, 0 for ever) if it holds
+    /// none: whether `key` now holds it.
+    async fn put_if_absent(&self, key: &[u8], value: &[u8], ttl_ms: i64) -> Result<bool> {
+        let request = codec::put_if_absent(&self.map, key, value, ttl_ms);
+        let before = self.value(request, key).await?;
+        Ok(before.is_none_or(|before| before == value))
     }
 
-    /// The fence under `key`, read: `None` if absent.
-    async fn fence_of(&self, key: &str) -> Result<Option<(FenceRecord, Vec<u8>)>> {
-        let Some(bytes) = self.get(&data::string(key)).await? else {
+    /// The record under `key` as `parse` reads it, and its bytes: `None`
+    /// if absent.
+    async fn record<R>(
+        &self,
+        key: &str,
+        parse: fn(&str) -> Option<R>,
+    ) -> Result<Option<(R, Vec<u8>)>> {
+        let data_key = data::string(key);
+        let Some(bytes) = self
+            .value(codec::get(&self.map, &data_key), &data_key)
+            .await?
+        else {
             return Ok(None);
         };
         let record = data::read_string(&bytes)
-            .and_then(|s| FenceRecord::parse(&s))
+            .and_then(|s| parse(&s))
             .ok_or_else(|| corrupt(key))?;
         Ok(Some((record, bytes)))
     }
@@ -160,7 +166,7 @@ impl HazelcastStore {
         let key = fence_key(prefix, n);
         let data_key = data::string(&key);
         for _ in 0..TAKEOVERS {
-            match self.fence_of(&key).await? {
+            match self.record(&key, FenceRecord::parse).await? {
                 None => {
                     let record = FenceRecord {
                         version: 1,
@@ -168,11 +174,7 @@ impl HazelcastStore {
                         owner: token,
                     };
                     let value = data::string(&record.to_string());
-                    let request = codec::put_if_absent(&self.map, &data_key, &value, 0);
-                    let answer = self.invoke(request, &data_key).await?;
-                    let before =
-                        codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))?;
-                    if before.is_none() || before.as_ref() == Some(&value) {
+                    if self.put_if_absent(&data_key, &value, 0).await? {
                         return Ok((record.fence(), false));
                     }
                 }
@@ -197,7 +199,9 @@ impl HazelcastStore {
 
     /// Whether the claim of `held` is still its own.
     async fn holds(&self, held: &Held) -> Result<Option<(ClaimRecord, Vec<u8>)>> {
-        let claim = self.claim_of(&claim_key(&held.prefix, held.node)).await?;
+        let claim = self
+            .record(&claim_key(&held.prefix, held.node), ClaimRecord::parse)
+            .await?;
         Ok(claim.filter(|(record, _)| record.token == held.token))
     }
 }
@@ -221,10 +225,7 @@ impl Store for HazelcastStore {
         let value = data::string(&record.to_string());
         for n in first..=last {
             let key = data::string(&claim_key(prefix, n));
-            let request = codec::put_if_absent(&self.map, &key, &value, ttl_ms);
-            let answer = self.invoke(request, &key).await?;
-            let before = codec::value(&answer).map_err(|e| LeaseError::store(Error::from(e)))?;
-            if before.is_some_and(|before| before != value) {
+            if !self.put_if_absent(&key, &value, ttl_ms).await? {
                 continue;
             }
             let (fence, found) = self.take_fence(prefix, n, token).await?;
@@ -282,7 +283,7 @@ impl Store for HazelcastStore {
         if self.boolean(request, &data_key).await? {
             return Ok(FenceWrite::Stored(new.fence()));
         }
-        Ok(match self.fence_of(&key).await? {
+        Ok(match self.record(&key, FenceRecord::parse).await? {
             Some((now, _)) if now.owner == held.token => FenceWrite::Moved(now.fence()),
             _ => FenceWrite::Lost,
         })
