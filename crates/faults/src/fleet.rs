@@ -76,6 +76,8 @@ struct Member {
     name: String,
     generation: u32,
     proc: Option<Proc>,
+    /// The faketime file of its wall clock, if it runs under faketime.
+    clock: Option<PathBuf>,
 }
 
 enum Stores {
@@ -166,6 +168,7 @@ impl Fleet {
             name,
             generation: 0,
             proc: None,
+            clock: None,
         };
         let stores = match schedule.store {
             Store::Redis => Stores::Redis {
@@ -203,6 +206,20 @@ impl Fleet {
             stores,
             sink,
         };
+        if schedule
+            .faults
+            .iter()
+            .any(|f| f.kind == FaultKind::MemberSkew)
+        {
+            if fleet.settings.faketime.is_none() {
+                return Err("faketime is not installed: no member-skew".into());
+            }
+            for j in 0..3 {
+                let path = fleet.settings.run_dir.join(format!("faketime-h{j}.rc"));
+                write_offset(&path, 0)?;
+                fleet.members_mut()[j].clock = Some(path);
+            }
+        }
         fleet.start_stores()?;
         if let Some((i, offset)) = schedule.skew {
             match &fleet.settings.faketime {
@@ -423,6 +440,9 @@ impl Fleet {
             .arg("-cp")
             .arg(&jar)
             .arg("com.hazelcast.core.server.HazelcastMemberStarter");
+        if let (Some(file), Some(lib)) = (&m.clock, &self.settings.faketime) {
+            under_faketime(&mut cmd, lib, file);
+        }
         let name = m.name.clone();
         let proc = self.spawn_member(cmd, &name, m.generation)?;
         let m = &mut self.members_mut()[j];
@@ -657,13 +677,7 @@ impl Fleet {
         let mut skew_ms = 0;
         if let (Some((file, offset)), Some(lib)) = (&s.skew, &self.settings.faketime) {
             skew_ms = *offset;
-            cmd.env("LD_PRELOAD", lib)
-                .env("FAKETIME_TIMESTAMP_FILE", file)
-                // Read the file again each second: steps while it runs.
-                .env("FAKETIME_CACHE_DURATION", "1")
-                // Only the wall clock: tokio's timers keep real time.
-                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-                .env("DONT_FAKE_MONOTONIC", "1");
+            under_faketime(&mut cmd, lib, file);
         }
         let log = self.server_log(i, s.generation);
         let name = format!("s{i}");
@@ -1024,6 +1038,25 @@ impl Fleet {
                 detail += &self.hazelcast_merge()?;
                 (format!("hazelcast h{m}"), detail)
             }
+            FaultKind::MemberSkew => {
+                let m = (fault.pick % 3) as usize;
+                let file = self.members()[m]
+                    .clock
+                    .clone()
+                    .ok_or("no member under faketime")?;
+                write_offset(&file, fault.param)?;
+                let mut detail = format!(
+                    "wall clock stepped {:+} ms for {:?}, then back",
+                    fault.param, fault.hold
+                );
+                if fault.contend && t0 + fault.hold > contend_at {
+                    sleep_until(contend_at);
+                    detail += &self.contend(&[], fault.pick >> 8)?;
+                }
+                sleep_until(t0 + fault.hold);
+                write_offset(&file, 0)?;
+                (format!("hazelcast h{m}"), detail)
+            }
             FaultKind::MapWipe => {
                 self.hazelcast_admin(&["destroy", HAZELCAST_MAP])?;
                 let mut detail = format!("destroyed the map {HAZELCAST_MAP}");
@@ -1203,6 +1236,21 @@ impl Drop for Fleet {
 /// its ids must stop.
 pub fn hazelcast_detection(ttl: Duration) -> Duration {
     Duration::from_secs((ttl.as_secs() / 5).max(1))
+}
+
+/// Runs `cmd` with its wall clock offset by what `file` says (see
+/// [`write_offset`]), read again each second, so that steps take effect
+/// while it runs; its monotonic clock (tokio's or the JVM's timers) keeps
+/// real time. libfaketime's "monotonic fix", on by default with a recent
+/// glibc, makes timed waits on a monotonic clock return at once: a JVM's
+/// threads then spin on both cores.
+fn under_faketime(cmd: &mut std::process::Command, lib: &Path, file: &Path) {
+    cmd.env("LD_PRELOAD", lib)
+        .env("FAKETIME_TIMESTAMP_FILE", file)
+        .env("FAKETIME_CACHE_DURATION", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env("DONT_FAKE_MONOTONIC", "1")
+        .env("FAKETIME_FORCE_MONOTONIC_FIX", "0");
 }
 
 /// Writes a faketime offset (`+1.234`, seconds) atomically.

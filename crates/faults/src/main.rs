@@ -67,7 +67,7 @@ struct RunArgs {
     /// store and the machine allow): kill, pause, skew, partition,
     /// flushall, del-keys, redis-restart, redis-failover, leader-isolate,
     /// split, leader-kill, member-wipe, member-kill, member-isolate,
-    /// map-wipe.
+    /// map-wipe, member-skew.
     #[arg(long, value_delimiter = ',')]
     faults: Vec<String>,
     /// Servers in the fleet, 2 to 8 (default: 3 to 5, from the seed).

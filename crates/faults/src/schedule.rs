@@ -69,11 +69,15 @@ pub enum FaultKind {
     MemberIsolate,
     /// Destroy the Hazelcast map of the leases (claims and fences).
     MapWipe,
+    /// Step the wall clock of a Hazelcast member (faketime) by one to
+    /// three TTLs, forward or back, for a while, then back: the claims it
+    /// owns expire early or late.
+    MemberSkew,
 }
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 15] = [
+    pub const ALL: [FaultKind; 16] = [
         FaultKind::Kill,
         FaultKind::Pause,
         FaultKind::Skew,
@@ -89,6 +93,7 @@ impl FaultKind {
         FaultKind::MemberKill,
         FaultKind::MemberIsolate,
         FaultKind::MapWipe,
+        FaultKind::MemberSkew,
     ];
 
     /// The name in flags and histories.
@@ -109,6 +114,7 @@ impl FaultKind {
             FaultKind::MemberKill => "member-kill",
             FaultKind::MemberIsolate => "member-isolate",
             FaultKind::MapWipe => "map-wipe",
+            FaultKind::MemberSkew => "member-skew",
         }
     }
 
@@ -135,9 +141,10 @@ impl FaultKind {
                 store == Store::Etcd
             }
             FaultKind::Split => store != Store::Redis,
-            FaultKind::MemberKill | FaultKind::MemberIsolate | FaultKind::MapWipe => {
-                store == Store::Hazelcast
-            }
+            FaultKind::MemberKill
+            | FaultKind::MemberIsolate
+            | FaultKind::MapWipe
+            | FaultKind::MemberSkew => store == Store::Hazelcast,
         }
     }
 
@@ -165,7 +172,8 @@ pub struct Fault {
     pub pick: u64,
     /// How long it lasts (a server down, stopped, cut off), or 0.
     pub hold: Duration,
-    /// The kind's parameter: the new clock offset in ms (`skew`), which
+    /// The kind's parameter: the clock's step in ms (`skew`,
+    /// `member-skew`), which
     /// keys (`del-keys`: 0 the claim, 1 the fence, 2 both), the servers
     /// beside the member (`split`: a bit mask).
     pub param: i64,
@@ -193,7 +201,7 @@ pub struct Plan {
     pub kinds: Vec<FaultKind>,
     /// Whether namespaces (and so partitions) are available.
     pub netns: bool,
-    /// Whether a server can be started under faketime.
+    /// Whether a process (a server, a Hazelcast member) can run under faketime.
     pub faketime: bool,
 }
 
@@ -229,7 +237,7 @@ pub fn kinds_for(plan: &Plan, store: Store) -> Vec<FaultKind> {
         .copied()
         .filter(|k| k.applies_to(store))
         .filter(|k| plan.netns || !k.needs_netns())
-        .filter(|k| plan.faketime || *k != FaultKind::Skew)
+        .filter(|k| plan.faketime || !matches!(k, FaultKind::Skew | FaultKind::MemberSkew))
         .collect()
 }
 
@@ -282,6 +290,13 @@ pub fn generate(seed: u64, plan: &Plan) -> Result<Schedule, String> {
             FaultKind::MemberKill => (rng.range(500, 3_000), 0),
             FaultKind::MemberIsolate => (ttl + rng.range(500, 3_000), 0),
             FaultKind::MapWipe => (0, 0),
+            FaultKind::MemberSkew => {
+                let step = rng.range(ttl, 3 * ttl) as i64;
+                (
+                    ttl + rng.range(500, 3_000),
+                    if rng.one_in(2) { step } else { -step },
+                )
+            }
         };
         let contends = matches!(
             kind,
@@ -294,6 +309,7 @@ pub fn generate(seed: u64, plan: &Plan) -> Result<Schedule, String> {
                 | FaultKind::DelKeys
                 | FaultKind::RedisRestart
                 | FaultKind::MapWipe
+                | FaultKind::MemberSkew
         );
         let fits = t + hold + tail <= total;
         if !fits && !faults.is_empty() {
@@ -450,6 +466,7 @@ mod tests {
             FaultKind::MemberKill,
             FaultKind::MemberIsolate,
             FaultKind::MapWipe,
+            FaultKind::MemberSkew,
             FaultKind::Split,
             FaultKind::Partition,
         ] {
@@ -457,7 +474,11 @@ mod tests {
         }
         assert!(!seen.contains(&FaultKind::DelKeys));
         // The kinds added for Hazelcast leave the other stores' schedules.
-        for k in [FaultKind::MemberKill, FaultKind::MapWipe] {
+        for k in [
+            FaultKind::MemberKill,
+            FaultKind::MapWipe,
+            FaultKind::MemberSkew,
+        ] {
             assert!(!k.applies_to(Store::Redis) && !k.applies_to(Store::Etcd));
         }
     }

@@ -1,7 +1,7 @@
 //! The store against real Hazelcast members: claims, renewals, fences and
 //! releases; the records as Hazelcast's own client reads them; members
 //! that crash with and without backups; the map destroyed; a wrong cluster
-//! name or no member at all.
+//! name or no member at all; a member whose wall clock steps.
 
 mod support;
 
@@ -344,4 +344,87 @@ async fn a_write_without_its_backups_acknowledgement_does_not_count() {
         assert!(tries < 30, "no claim once the member is back");
     };
     assert_eq!(again.node, 200);
+}
+
+/// A member's wall clock stepped 25 s forward, then 25 s behind real time
+/// (libfaketime), within the members' failure detection (60 s here; a
+/// larger step splits the cluster, as the fault harness shows): the claims
+/// it owns expire early, then late, and no horizon is ever lower. Forward,
+/// a claim it owns is gone at once, so its node id is claimed again while
+/// its holder lives; but the claim takes the fence over as the holder left
+/// it (the same horizon, the next version, no quiet), so the successor
+/// starts after the holder's ids, and the holder's next writes find its
+/// claim gone (`Gone`) and the fence changed (`Lost`). Back, the claims it
+/// took while ahead outlive their TTL unrenewed (their node ids stay
+/// taken: availability, not safety), until released.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_members_skewed_clock_expires_claims_early_or_late_never_below_a_fence() {
+    let Some(cluster) = Cluster::start(Setup {
+        faketime: true,
+        detection: Duration::from_secs(60),
+        ..Setup::new(3)
+    }) else {
+        return;
+    };
+    let store = store(&cluster);
+    let mut holders = Vec::new();
+    for n in 0..24_u32 {
+        let c = claim(&store, "skew", 0, 23).await;
+        let h = held("skew", &c);
+        let written = store.fence(&h, c.fence, 5_000 + u64::from(n)).await;
+        let FenceWrite::Stored(fence) = written.unwrap() else {
+            panic!("not stored")
+        };
+        holders.push((h, fence));
+    }
+    cluster.step_clock(0, 25_000);
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let mut taken = Vec::new();
+    while let Claim::Held(c) = store.claim("skew", 0, 23, TTL, "next").await.unwrap() {
+        let (_, fence) = holders[c.node as usize];
+        assert_eq!(c.quiet, Duration::ZERO, "node {}", c.node);
+        assert_eq!(
+            c.fence,
+            Fence {
+                version: fence.version + 1,
+                horizon: fence.horizon
+            },
+            "node {}",
+            c.node
+        );
+        taken.push(held("skew", &c));
+    }
+    assert!(
+        !taken.is_empty() && taken.len() < 24,
+        "the skewed member owns some claims, not all: {}",
+        taken.len()
+    );
+    for (h, fence) in &holders {
+        let lost = taken.iter().any(|t| t.node == h.node);
+        let renewal = store.renew(h).await.unwrap();
+        let written = store.fence(h, *fence, fence.horizon + 1).await.unwrap();
+        match lost {
+            true => assert_eq!((renewal, written), (Renewal::Gone, FenceWrite::Lost)),
+            false => {
+                assert_eq!(renewal, Renewal::Alive(TTL), "node {}", h.node);
+                assert!(matches!(written, FenceWrite::Stored(_)), "{written:?}");
+            }
+        }
+    }
+    cluster.step_clock(0, -25_000);
+    tokio::time::sleep(TTL + Duration::from_secs(2)).await;
+    for t in &taken {
+        let late = store
+            .claim("skew", t.node, t.node, TTL, "late")
+            .await
+            .unwrap();
+        assert!(
+            matches!(late, Claim::Full { .. }),
+            "node {}: {late:?}",
+            t.node
+        );
+        store.release(t).await.unwrap();
+        let again = claim(&store, "skew", t.node, t.node).await;
+        assert_eq!(again.quiet, Duration::ZERO);
+    }
 }

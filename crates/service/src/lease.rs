@@ -178,31 +178,51 @@ async fn hazelcast(
     })
 }
 
-/// The clock of a node id leased from `source` now.
+/// The clock of a node id leased from `source` now. A lease that ends
+/// before its first id (its claim expired or taken while it waited out a
+/// quiet) is followed by another, as while serving; a store that cannot
+/// lease at all fails the start.
 async fn leased_clock(
     source: Source,
     layout: Layout,
     builder: flake::Builder,
     first_id: &AtomicU64,
 ) -> Result<(FlakeClock, Option<Lease>), Error> {
-    let lease = acquire(&source, layout).await?;
-    first_id.store(guid::unix_nanos(lease.not_before()), Relaxed);
-    let clock = match leased(Arc::clone(&lease), builder.clone()).await {
-        Ok(clock) => clock,
-        Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
-        Err(e) => {
-            return Err(Error::Config(format!(
-                "a clock for node {} leased from {}: {e}",
-                lease.node(),
-                source.name
-            )));
+    loop {
+        let lease = acquire(&source, layout).await?;
+        first_id.store(guid::unix_nanos(lease.not_before()), Relaxed);
+        match leased(Arc::clone(&lease), builder.clone()).await {
+            Ok(clock) => {
+                let lease = Lease {
+                    source,
+                    template: builder,
+                };
+                return Ok((clock, Some(lease)));
+            }
+            Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
+            Err(e) => {
+                let node = lease.node();
+                warn!(
+                    node,
+                    error = %e,
+                    "lease of node {node} ended before its first id ({e}): acquiring a node id again"
+                );
+                let_go(lease).await;
+                tokio::time::sleep(RETRY_MIN).await;
+            }
         }
-    };
-    let lease = Lease {
-        source,
-        template: builder,
-    };
-    Ok((clock, Some(lease)))
+    }
+}
+
+/// Releases a lease whose clock could not be built, if nothing else holds
+/// it; else the store expires it after its TTL.
+async fn let_go(lease: Arc<NodeLease>) {
+    let node = lease.node();
+    if let Ok(lease) = Arc::try_unwrap(lease)
+        && let Err(e) = lease.release().await
+    {
+        warn!(node, error = %e, "releasing the lease failed: {e}");
+    }
 }
 
 async fn leased(lease: Arc<NodeLease>, builder: flake::Builder) -> kguid_lease::Result<FlakeClock> {
@@ -377,11 +397,7 @@ async fn reacquire(
             }
             Err(e) => {
                 warn!(node, error = %e, "no clock for node {node}: {e}");
-                if let Ok(lease) = Arc::try_unwrap(lease)
-                    && let Err(e) = lease.release().await
-                {
-                    warn!(node, error = %e, "releasing the lease failed: {e}");
-                }
+                let_go(lease).await;
             }
         }
     }

@@ -599,3 +599,41 @@ fn a_server_waiting_out_its_quiet_holds_no_request() {
         "{reasons:?}"
     );
 }
+
+/// A lease that ends before its first id (its claim deleted while the
+/// server waits out the quiet of a node id without a horizon) is followed
+/// by another, as while serving: the start goes on, and the server serves
+/// once the new lease's quiet is over, instead of exiting.
+#[test]
+fn a_lease_lost_before_the_first_id_is_leased_again() {
+    let Some(redis) = support::redis() else {
+        return;
+    };
+    let url = redis.url();
+    let mut server = ChildServer::binary_quiet(&lease_args(&url, "test/relost"), |_| {});
+    let claim = "test/relost:node:0";
+    eventually(Duration::from_secs(10), "the claim of node 0", || {
+        let held: bool = redis::cmd("EXISTS")
+            .arg(claim)
+            .query(&mut redis.connection())
+            .ok()?;
+        held.then_some(())
+    });
+    let _: () = redis::cmd("DEL")
+        .arg(claim)
+        .query(&mut redis.connection())
+        .expect("DEL");
+    let ids = eventually(Duration::from_secs(30), "ids after a second lease", || {
+        assert!(
+            server.child.try_wait().unwrap().is_none(),
+            "exited: {}",
+            server.output_so_far()
+        );
+        try_ask(server.addr, 5)
+    });
+    assert_eq!(node_of(&ids), 0);
+    let out = server.output_so_far();
+    assert!(out.contains("ended before its first id"), "{out}");
+    assert_eq!(out.matches("node 0 leased from redis").count(), 2, "{out}");
+    server.kill();
+}

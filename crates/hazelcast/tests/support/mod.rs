@@ -27,6 +27,8 @@ pub struct Cluster {
     spread: bool,
     /// The nft table of a split, while one is made.
     split: Option<String>,
+    /// libfaketime, when the members' wall clocks can be stepped.
+    faketime: Option<PathBuf>,
 }
 
 struct Member {
@@ -50,6 +52,9 @@ pub struct Setup {
     /// connections bound to it, so that [`Cluster::split`] can cut them
     /// apart; else all on 127.0.0.1.
     pub spread: bool,
+    /// Each member's wall clock under libfaketime, so that
+    /// [`Cluster::step_clock`] can step it.
+    pub faketime: bool,
 }
 
 impl Setup {
@@ -61,8 +66,21 @@ impl Setup {
             quorum: 0,
             detection: Duration::from_secs(5),
             spread: false,
+            faketime: false,
         }
     }
+}
+
+/// libfaketime's multi-threaded library, where Debian and others put it.
+fn faketime_lib() -> Option<PathBuf> {
+    [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join("faketime/libfaketimeMT.so.1"))
+    .find(|p| p.exists())
 }
 
 /// The Hazelcast jar, fetched with Maven if it is not in `~/.m2`. Without
@@ -118,6 +136,16 @@ impl Cluster {
     /// Starts a cluster as `setup` says, once every member sees the others.
     pub fn start(setup: Setup) -> Option<Cluster> {
         jar()?;
+        let faketime = match setup.faketime {
+            true => match faketime_lib() {
+                Some(lib) => Some(lib),
+                None => {
+                    skip_or_fail("libfaketime is not installed (Debian: faketime)");
+                    return None;
+                }
+            },
+            false => None,
+        };
         let name = format!(
             "kguid-test-{}-{}",
             std::process::id(),
@@ -145,8 +173,12 @@ impl Cluster {
             detection: setup.detection,
             spread: setup.spread,
             split: None,
+            faketime,
         };
         for i in 0..setup.members {
+            if cluster.faketime.is_some() {
+                cluster.step_clock(i, 0);
+            }
             let member = cluster.spawn(i);
             cluster.members.push(member);
         }
@@ -208,6 +240,22 @@ impl Cluster {
         }
     }
 
+    /// Sets member `i`'s wall clock `offset_ms` off real time (its
+    /// monotonic clock keeps real time). libfaketime reads the offset
+    /// again each second: the step takes effect within two.
+    pub fn step_clock(&self, i: usize, offset_ms: i64) {
+        let sign = if offset_ms < 0 { '-' } else { '+' };
+        let a = offset_ms.unsigned_abs();
+        let path = self.clock_file(i);
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, format!("{sign}{}.{:03}\n", a / 1000, a % 1000)).expect("offset");
+        std::fs::rename(&tmp, &path).expect("offset");
+    }
+
+    fn clock_file(&self, i: usize) -> PathBuf {
+        self.dir.path().join(format!("member-{i}.faketime"))
+    }
+
     fn config(&self, i: usize) -> PathBuf {
         let members: String = (0..self.ports.len())
             .map(|j| format!("          - {}\n", self.address(j)))
@@ -253,7 +301,18 @@ impl Cluster {
             .append(true)
             .open(&log)
             .expect("member log");
-        let child = Command::new("java")
+        let mut java = Command::new("java");
+        if let Some(lib) = &self.faketime {
+            java.env("LD_PRELOAD", lib)
+                .env("FAKETIME_TIMESTAMP_FILE", self.clock_file(i))
+                .env("FAKETIME_CACHE_DURATION", "1")
+                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+                .env("DONT_FAKE_MONOTONIC", "1")
+                // Else timed waits on the monotonic clock return at once,
+                // and the JVM's threads spin.
+                .env("FAKETIME_FORCE_MONOTONIC_FIX", "0");
+        }
+        let child = java
             .args(["-Xmx160m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
             .arg(format!("-Dhazelcast.config={}", self.config(i).display()))
             .arg(format!("-Dhazelcast.local.localAddress={}", self.ip(i)))
