@@ -8,7 +8,8 @@
 //!   when its reply came (servers under a skewed clock apart);
 //! - **waits**: from a request's send to its reply, close or the client's
 //!   timeout; the *held* time is the wait less the time the harness kept
-//!   the server stopped (SIGSTOP), which no server can answer in;
+//!   the server stopped (SIGSTOP) and the time the client's thread waited
+//!   for a CPU, in which no server can answer;
 //! - **counts**: requests served, refused (turned away at once, or 503),
 //!   closed, timed out, and failed over to another server.
 //!
@@ -132,8 +133,12 @@ pub struct Report {
     pub max_lead_skewed_ns: Option<i64>,
     /// The longest wait from send to reply, close or timeout.
     pub longest_wait: Option<Wait>,
-    /// The longest wait less the server's time stopped (SIGSTOP).
+    /// The longest wait less the server's time stopped (SIGSTOP) and the
+    /// client's time waiting for a CPU.
     pub longest_held: Option<Wait>,
+    /// The longest a client's thread waited for a CPU during one request,
+    /// ns.
+    pub longest_cpu_wait_ns: u64,
     /// The longest held time of a request refused or closed.
     pub longest_refusal: Option<Wait>,
     /// The bound on held times: the servers' `--max-lead` plus
@@ -239,7 +244,8 @@ pub fn check(records: &[Record]) -> Report {
                 .map(|&(a, b)| b.min(r.done_ns).saturating_sub(a.max(r.sent_ns)))
                 .sum()
         });
-        let held = wait.saturating_sub(stopped);
+        let held = wait.saturating_sub(stopped).saturating_sub(r.cpu_wait_ns);
+        report.longest_cpu_wait_ns = report.longest_cpu_wait_ns.max(r.cpu_wait_ns);
         let as_wait = |ns| Wait {
             ns,
             server: r.server,
@@ -389,6 +395,7 @@ mod tests {
         done: u64,
         outcome: Outcome,
         ids: Vec<u64>,
+        cpu_wait: u64,
     }
 
     fn req(server: usize, conn: u64, sent: u64, ids: Vec<u64>) -> Req {
@@ -399,6 +406,7 @@ mod tests {
             done: sent + MS,
             outcome: Outcome::Ok,
             ids,
+            cpu_wait: 0,
         }
     }
 
@@ -415,6 +423,7 @@ mod tests {
                 outcome: self.outcome,
                 ids: crate::history::runs(&self.ids),
                 failover: false,
+                cpu_wait_ns: self.cpu_wait,
             })
         }
     }
@@ -546,6 +555,22 @@ mod tests {
         assert_eq!(r.served, 1);
         // Sent before the pause: the first stretch's.
         assert_eq!(r.segments[0].longest_held_ns, 3000 * MS);
+    }
+
+    #[test]
+    fn waits_less_the_clients_wait_for_a_cpu() {
+        let t = T0;
+        let mut slow = req(0, 1, t, vec![id(t, 0, 0)]);
+        slow.done = t + 300 * MS;
+        slow.cpu_wait = 280 * MS;
+        let mut fast = req(1, 2, t, vec![id(t, 1, 0)]);
+        fast.done = t + 40 * MS;
+        let r = check(&[run(), slow.record(), fast.record()]);
+        assert_eq!(r.longest_wait.unwrap().ns, 300 * MS);
+        let h = r.longest_held.unwrap();
+        assert_eq!((h.ns, h.server), (40 * MS, 1));
+        assert_eq!(r.longest_cpu_wait_ns, 280 * MS);
+        assert_eq!(r.over_bound, 0);
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! or a broken connection. Each waits `--pace` between requests and stops
 //! at the run's end: the loops are bounded.
 
+use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -97,6 +99,10 @@ struct Client<'a> {
     rng: Rng,
     conns: u64,
     lines: Vec<u8>,
+    /// The thread's scheduler statistics, read again for each request.
+    schedstat: Option<File>,
+    /// The thread's run-queue time when its requests in flight were sent.
+    queued_ns: u64,
 }
 
 impl<'a> Client<'a> {
@@ -108,7 +114,35 @@ impl<'a> Client<'a> {
             rng: Rng::new(plan.seed.rotate_left(17) ^ u64::from(id).wrapping_mul(0x9E37)),
             conns: 0,
             lines: Vec::new(),
+            // Opened by the thread itself: the file is of the thread that
+            // opens it.
+            schedstat: File::open("/proc/thread-self/schedstat").ok(),
+            queued_ns: 0,
         }
+    }
+
+    /// How long this thread has waited for a CPU, ns (the second field of
+    /// its schedstat); 0 where the kernel does not tell.
+    fn run_queue_ns(&self) -> u64 {
+        let mut buf = [0u8; 96];
+        let Some(n) = self
+            .schedstat
+            .as_ref()
+            .and_then(|f| f.read_at(&mut buf, 0).ok())
+        else {
+            return 0;
+        };
+        std::str::from_utf8(&buf[..n])
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Marks `req` done now, with the time this thread waited for a CPU
+    /// since it was sent.
+    fn finish(&self, req: &mut RequestRecord) {
+        req.done_ns = now_ns();
+        req.cpu_wait_ns = self.run_queue_ns().saturating_sub(self.queued_ns);
     }
 
     fn record(&mut self, r: RequestRecord) {
@@ -148,7 +182,10 @@ impl<'a> Client<'a> {
         }
     }
 
-    fn request(&self, server: usize, proto: Proto, conn: u64, n: u32) -> RequestRecord {
+    /// A request sent now (the last one of a pipeline sets when they
+    /// were sent).
+    fn request(&mut self, server: usize, proto: Proto, conn: u64, n: u32) -> RequestRecord {
+        self.queued_ns = self.run_queue_ns();
         RequestRecord {
             client: self.id,
             server,
@@ -160,6 +197,7 @@ impl<'a> Client<'a> {
             outcome: Outcome::Ok,
             ids: Vec::new(),
             failover: false,
+            cpu_wait_ns: 0,
         }
     }
 
@@ -178,7 +216,7 @@ impl<'a> Client<'a> {
                 Some(stream)
             }
             Err(e) => {
-                req.done_ns = now_ns();
+                self.finish(&mut req);
                 req.failover = failover;
                 req.outcome = match e.kind() {
                     ErrorKind::TimedOut | ErrorKind::WouldBlock => Outcome::Timeout,
@@ -219,7 +257,7 @@ impl<'a> Client<'a> {
             let mut failed = None;
             for (i, mut req) in reqs.into_iter().enumerate() {
                 if let Some(outcome) = failed {
-                    req.done_ns = now_ns();
+                    self.finish(&mut req);
                     req.outcome = outcome;
                     self.record(req);
                     continue;
@@ -231,7 +269,7 @@ impl<'a> Client<'a> {
                         error: Some(e.kind()),
                     },
                 };
-                req.done_ns = now_ns();
+                self.finish(&mut req);
                 req.ids = history::runs(&got.ids);
                 req.outcome = match got.error {
                     None => Outcome::Ok,
@@ -283,7 +321,7 @@ impl<'a> Client<'a> {
             let reply = (&stream)
                 .write_all(head.as_bytes())
                 .and_then(|()| read_http(&mut reader, false));
-            req.done_ns = now_ns();
+            self.finish(&mut req);
             let mut keep = true;
             req.outcome = match reply {
                 Ok(r) => {

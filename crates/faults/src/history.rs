@@ -190,6 +190,11 @@ pub struct RequestRecord {
     /// The first request on another server after a failure.
     #[serde(default)]
     pub failover: bool,
+    /// How long the client's thread waited for a CPU between send and
+    /// done (Linux's run queue, `/proc/thread-self/schedstat`), ns: time
+    /// in which no server could have answered it. 0 where not known.
+    #[serde(default)]
+    pub cpu_wait_ns: u64,
 }
 
 impl RequestRecord {
@@ -317,6 +322,7 @@ mod tests {
                 outcome: Outcome::Ok,
                 ids: vec![(u64::MAX >> 1, 1), (7, 3)],
                 failover: true,
+                cpu_wait_ns: 8,
             }),
             Record::End { at_ns: 9 },
         ];

@@ -76,7 +76,7 @@ pub fn line(r: &RunResult, fail_on_wait: bool) -> String {
     let why = failures(r, fail_on_wait);
     format!(
         "seed={} store={} mode={} servers={} faults={} ids={} duplicates={} order={} \
-         longest_wait={} held={} refusal={} over_bound={} lead={} lead_skewed={} \
+         longest_wait={} held={} refusal={} over_bound={} cpu_wait={} lead={} lead_skewed={} \
          served={} refused={} closed={} partial={} timeouts={} errors={} failovers={} \
          exits={} time={:.1}s {}",
         r.seed,
@@ -91,6 +91,7 @@ pub fn line(r: &RunResult, fail_on_wait: bool) -> String {
         wait(&p.longest_held),
         wait(&p.longest_refusal),
         p.over_bound,
+        human(p.longest_cpu_wait_ns),
         signed(p.max_lead_ns),
         signed(p.max_lead_skewed_ns),
         p.served,
