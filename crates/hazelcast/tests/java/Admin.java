@@ -5,6 +5,8 @@
 //     (each key=value, the value read by the key)
 //   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS get MAP KEY
 //   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS destroy MAP
+//   java -cp hazelcast.jar Admin.java CLUSTER ADDRESS owners MAP KEY...
+//     (for each key, the host:port of the member that owns its partition)
 
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
@@ -13,7 +15,7 @@ import com.hazelcast.map.IMap;
 import java.util.TreeMap;
 
 public class Admin {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         ClientConfig config = new ClientConfig();
         config.setClusterName(args[0]);
         config.getNetworkConfig().addAddress(args[1]);
@@ -33,6 +35,23 @@ public class Admin {
                     break;
                 case "destroy":
                     map.destroy();
+                    break;
+                case "owners":
+                    // A read assigns the partitions; the client learns
+                    // their owners a moment later.
+                    map.containsKey(args[4]);
+                    var partitions = client.getPartitionService();
+                    for (int i = 4; i < args.length; i++) {
+                        var partition = partitions.getPartition(args[i]);
+                        for (int tries = 0; partition.getOwner() == null; tries++) {
+                            if (tries == 100) {
+                                throw new IllegalStateException("no owner for " + args[i]);
+                            }
+                            Thread.sleep(100);
+                        }
+                        var at = partition.getOwner().getAddress();
+                        System.out.println(at.getHost() + ":" + at.getPort());
+                    }
                     break;
                 default:
                     throw new IllegalArgumentException(args[2]);
