@@ -9,7 +9,8 @@
 //! - **waits**: from a request's send to its reply, close or the client's
 //!   timeout; the *held* time is the wait less the time the harness kept
 //!   the server stopped (SIGSTOP) and the time the client's thread waited
-//!   for a CPU, in which no server can answer;
+//!   for a CPU, in which no server can answer; the server's own wait for a
+//!   CPU meanwhile is given beside it (not left out: it is the server's);
 //! - **counts**: requests served, refused (turned away at once, or 503),
 //!   closed, timed out, and failed over to another server.
 //!
@@ -67,6 +68,9 @@ pub struct Wait {
     pub outcome: Outcome,
     /// When it was sent, Unix ns.
     pub sent_ns: u64,
+    /// How long its server's threads waited for a CPU meanwhile, summed
+    /// (from the samples bracketing it), ns; `None` without samples.
+    pub server_cpu_wait_ns: Option<u64>,
 }
 
 /// The numbers of one stretch of the run: from a fault's start to the
@@ -158,6 +162,7 @@ pub fn check(records: &[Record]) -> Report {
     let mut layout_info = LayoutInfo::NOEQD;
     let mut max_lead_ms = 100;
     let mut faults: Vec<&FaultRecord> = Vec::new();
+    let mut sched: HashMap<usize, Vec<(u64, u32, u64)>> = HashMap::new();
     let mut skewed: BTreeSet<usize> = BTreeSet::new();
     let mut requests: Vec<&RequestRecord> = Vec::new();
     for record in records {
@@ -178,9 +183,30 @@ pub fn check(records: &[Record]) -> Report {
                 skewed.insert(s.server);
             }
             Record::Request(r) => requests.push(r),
+            Record::Sched {
+                server,
+                pid,
+                at_ns,
+                queued_ns,
+            } => sched
+                .entry(*server)
+                .or_default()
+                .push((*at_ns, *pid, *queued_ns)),
             Record::Server(_) | Record::End { .. } => {}
         }
     }
+    for samples in sched.values_mut() {
+        samples.sort_unstable();
+    }
+    // The run-queue time of `server`'s threads from `from` to `to`: from
+    // the last sample at or before `from` to the first at or after `to`,
+    // of one process.
+    let server_cpu_wait = |server: usize, from: u64, to: u64| {
+        let samples = sched.get(&server)?;
+        let a = samples[..samples.partition_point(|s| s.0 <= from)].last()?;
+        let b = samples.get(samples.partition_point(|s| s.0 < to))?;
+        (a.1 == b.1).then(|| b.2.saturating_sub(a.2))
+    };
     let layout = layout_info.layout().unwrap_or(guid::flake::Layout::NOEQD);
     faults.sort_by_key(|f| f.start_ns);
     let mut report = Report {
@@ -252,6 +278,7 @@ pub fn check(records: &[Record]) -> Report {
             proto: r.proto,
             outcome: r.outcome,
             sent_ns: r.sent_ns,
+            server_cpu_wait_ns: server_cpu_wait(r.server, r.sent_ns, r.done_ns),
         };
         longest(&mut report.longest_wait, as_wait(wait));
         longest(&mut report.longest_held, as_wait(held));
@@ -571,6 +598,47 @@ mod tests {
         assert_eq!((h.ns, h.server), (40 * MS, 1));
         assert_eq!(r.longest_cpu_wait_ns, 280 * MS);
         assert_eq!(r.over_bound, 0);
+    }
+
+    #[test]
+    fn a_servers_wait_for_a_cpu_is_given_beside_its_hold() {
+        let t = T0;
+        let sample = |pid, at, queued_ns| Record::Sched {
+            server: 0,
+            pid,
+            at_ns: at,
+            queued_ns,
+        };
+        let mut held = req(0, 1, t + 10 * MS, vec![id(t, 0, 0)]);
+        held.done = t + 210 * MS;
+        let mut after_a_restart = req(0, 2, t + 310 * MS, vec![id(t, 0, 1)]);
+        after_a_restart.done = t + 320 * MS;
+        let records = vec![
+            run(),
+            sample(7, t, 5 * MS),
+            sample(7, t + 100 * MS, 90 * MS),
+            sample(7, t + 220 * MS, 185 * MS),
+            sample(8, t + 330 * MS, 0),
+            held.record(),
+            after_a_restart.record(),
+        ];
+        let r = check(&records);
+        let h = r.longest_held.unwrap();
+        assert_eq!(h.ns, 200 * MS);
+        // Held 200 ms, 180 of them with its threads waiting for a CPU:
+        // still a hold, but the machine's.
+        assert_eq!(h.server_cpu_wait_ns, Some(180 * MS));
+        assert_eq!(r.over_bound, 1);
+        let mut alone = req(0, 3, t + 310 * MS, vec![id(t, 0, 2)]);
+        alone.done = t + 320 * MS;
+        let r = check(&[
+            run(),
+            sample(7, t, 0),
+            sample(8, t + 330 * MS, 0),
+            alone.record(),
+        ]);
+        // Samples of two processes say nothing.
+        assert_eq!(r.longest_held.unwrap().server_cpu_wait_ns, None);
     }
 
     #[test]

@@ -94,6 +94,7 @@ pub struct Fleet {
     servers: Vec<Server>,
     stores: Stores,
     sink: Arc<Sink>,
+    pids: crate::sched::Pids,
 }
 
 fn ms(d: Duration) -> String {
@@ -205,6 +206,7 @@ impl Fleet {
             servers,
             stores,
             sink,
+            pids: Arc::new(std::sync::Mutex::new(vec![0; schedule.servers])),
         };
         if schedule
             .faults
@@ -248,6 +250,11 @@ impl Fleet {
             }
         }
         Ok(fleet)
+    }
+
+    /// The servers' pids, as they are started again.
+    pub fn pids(&self) -> crate::sched::Pids {
+        Arc::clone(&self.pids)
     }
 
     /// The servers' listeners, by index.
@@ -682,6 +689,7 @@ impl Fleet {
         let log = self.server_log(i, s.generation);
         let name = format!("s{i}");
         let proc = Proc::spawn(cmd, &name, &log, &self.settings.out)?;
+        self.pids.lock().unwrap_or_else(|e| e.into_inner())[i] = proc.pid;
         let s = &mut self.servers[i];
         self.sink.record(&Record::Server(ServerEvent {
             server: i,

@@ -32,6 +32,17 @@ pub enum Record {
     Fault(FaultRecord),
     /// One request and its answer.
     Request(RequestRecord),
+    /// The run-queue time of a server's threads, summed ([`crate::sched`]).
+    Sched {
+        /// The server's index.
+        server: usize,
+        /// Its process.
+        pid: u32,
+        /// Unix ns.
+        at_ns: u64,
+        /// ns its threads have waited for a CPU, summed.
+        queued_ns: u64,
+    },
     /// The clients stopped.
     End {
         /// Unix ns.
@@ -324,6 +335,12 @@ mod tests {
                 failover: true,
                 cpu_wait_ns: 8,
             }),
+            Record::Sched {
+                server: 1,
+                pid: 2,
+                at_ns: 3,
+                queued_ns: 4,
+            },
             Record::End { at_ns: 9 },
         ];
         let mut text = Vec::new();

@@ -16,5 +16,6 @@ pub mod net;
 pub mod procs;
 pub mod rng;
 pub mod run;
+pub mod sched;
 pub mod schedule;
 pub mod summary;

@@ -155,6 +155,8 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
         opts.bin_clients,
         opts.http_clients,
     );
+    let stop_sampling = Arc::new(AtomicBool::new(false));
+    let sampler = crate::sched::spawn(fleet.pids(), Arc::clone(&sink), Arc::clone(&stop_sampling));
     let mut errors = Vec::new();
     let mut exits = Vec::new();
     for fault in &schedule.faults {
@@ -188,6 +190,8 @@ pub fn run(schedule: &Schedule, opts: &Options) -> Result<RunResult, String> {
     for t in threads {
         let _ = t.join();
     }
+    stop_sampling.store(true, Ordering::Relaxed);
+    let _ = sampler.join();
     sink.record(&Record::End { at_ns: now_ns() });
     fleet.stop();
     drop(fleet);

@@ -32,11 +32,15 @@ fn wait(w: &Option<Wait>) -> String {
     match w {
         None => "-".into(),
         Some(w) => format!(
-            "{} (s{} {:?} {:?})",
+            "{} (s{} {:?} {:?}{})",
             human(w.ns),
             w.server,
             w.proto,
-            w.outcome
+            w.outcome,
+            match w.server_cpu_wait_ns {
+                Some(ns) if ns > 0 => format!(", its server waited {} for a CPU", human(ns)),
+                _ => String::new(),
+            }
         ),
     }
 }
