@@ -180,8 +180,8 @@ async fn hazelcast(
 
 /// The clock of a node id leased from `source` now. A lease that ends
 /// before its first id (its claim expired or taken while it waited out a
-/// quiet) is followed by another, as while serving; a store that cannot
-/// lease at all fails the start.
+/// quiet, or not confirmed in time) is followed by another, as while
+/// serving; a store that grants none fails the start.
 async fn leased_clock(
     source: Source,
     layout: Layout,
@@ -200,7 +200,8 @@ async fn leased_clock(
                 return Ok((clock, Some(lease)));
             }
             Err(LeaseError::Id(e)) => return Err(Error::Clock(e)),
-            Err(e) => {
+            // The store's doing, passing: lease again.
+            Err(e @ (LeaseError::Lost | LeaseError::Expired | LeaseError::Timeout)) => {
                 let node = lease.node();
                 warn!(
                     node,
@@ -209,6 +210,13 @@ async fn leased_clock(
                 );
                 let_go(lease).await;
                 tokio::time::sleep(RETRY_MIN).await;
+            }
+            Err(e) => {
+                return Err(Error::Config(format!(
+                    "a clock for node {} leased from {}: {e}",
+                    lease.node(),
+                    source.name
+                )));
             }
         }
     }
