@@ -38,7 +38,8 @@ fn wait(w: &Option<Wait>) -> String {
             w.proto,
             w.outcome,
             match w.server_cpu_wait_ns {
-                Some(ns) if ns > 0 => format!(", its server waited {} for a CPU", human(ns)),
+                Some(ns) if ns > 0 =>
+                    format!(", its server's threads waited {} for a CPU", human(ns)),
                 _ => String::new(),
             }
         ),
