@@ -11,8 +11,8 @@
 mod support;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use guid::Guid;
@@ -27,7 +27,7 @@ const TTL: Duration = Duration::from_secs(16);
 
 /// The members' and holders' addresses are the same in every split test:
 /// one at a time.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn store(cluster: &Cluster, member: usize, bind: &str) -> HazelcastStore {
     let mut config = Config::new([cluster.address(member)]);
@@ -95,7 +95,7 @@ impl Split {
 /// member that owns its records; another holder waiting on the larger
 /// half. Both issue ids until the halves have merged.
 async fn split_brain(quorum: usize) -> Option<Split> {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let mut cluster = Cluster::start(Setup {
         quorum,
         spread: true,
