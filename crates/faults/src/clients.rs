@@ -121,8 +121,8 @@ impl<'a> Client<'a> {
         }
     }
 
-    /// How long this thread has waited for a CPU, ns (the second field of
-    /// its schedstat); 0 where the kernel does not tell.
+    /// How long this thread has waited for a CPU, ns; 0 where the kernel
+    /// does not tell.
     fn run_queue_ns(&self) -> u64 {
         let mut buf = [0u8; 96];
         let Some(n) = self
@@ -132,10 +132,7 @@ impl<'a> Client<'a> {
         else {
             return 0;
         };
-        std::str::from_utf8(&buf[..n])
-            .ok()
-            .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
-            .unwrap_or(0)
+        crate::sched::run_queue_ns(std::str::from_utf8(&buf[..n]).unwrap_or_default())
     }
 
     /// Marks `req` done now, with the time this thread waited for a CPU

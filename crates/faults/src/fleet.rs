@@ -775,16 +775,30 @@ impl Fleet {
         ))
     }
 
+    /// Waits out `fault`'s hold from `t0`. If the fault contends and its
+    /// hold outlasts the TTL, another server than `spared` is restarted
+    /// 100 ms past the TTL, so that it leases the lowest free node id while
+    /// the fault holds; what it did, for the record.
+    fn hold(&mut self, fault: &Fault, t0: Instant, spared: &[usize]) -> Result<String, String> {
+        let contend_at = t0 + self.settings.lease_ttl + Duration::from_millis(100);
+        let mut detail = String::new();
+        if fault.contend && t0 + fault.hold > contend_at {
+            sleep_until(contend_at);
+            detail = self.contend(spared, fault.pick >> 8)?;
+        }
+        sleep_until(t0 + fault.hold);
+        Ok(detail)
+    }
+
     /// Cuts store member `m` off from the other members and every server
-    /// for the fault's hold (servers contend for node ids meanwhile if the
-    /// fault asks), then heals it; what happened, for the record.
+    /// for the fault's hold (see [`Fleet::hold`]), then heals it; what
+    /// happened, for the record.
     fn cut_off(
         &mut self,
         m: usize,
         label: &str,
         fault: &Fault,
         t0: Instant,
-        contend_at: Instant,
     ) -> Result<String, String> {
         let node = self.members()[m].node.clone();
         let mut ips: Vec<IpAddr> = (0..self.members().len())
@@ -794,11 +808,7 @@ impl Fleet {
         ips.extend(self.servers.iter().map(|s| self.net.ip(&s.node)));
         self.net.block(&node, &ips)?;
         let mut detail = format!("{label} cut off for {:?}", fault.hold);
-        if fault.contend && t0 + fault.hold > contend_at {
-            sleep_until(contend_at);
-            detail += &self.contend(&[], fault.pick >> 8)?;
-        }
-        sleep_until(t0 + fault.hold);
+        detail += &self.hold(fault, t0, &[])?;
         self.net.heal(&node)?;
         Ok(detail)
     }
@@ -807,8 +817,6 @@ impl Fleet {
     pub fn apply(&mut self, fault: &Fault) -> Result<FaultRecord, String> {
         let start_ns = now_ns();
         let t0 = Instant::now();
-        let ttl = self.settings.lease_ttl;
-        let contend_at = t0 + ttl + Duration::from_millis(100);
         let n = self.servers.len();
         let target = (fault.pick % n as u64) as usize;
         let mut server = None;
@@ -842,11 +850,7 @@ impl Fleet {
                     node.map_or("?".into(), |n| n.to_string()),
                     fault.hold
                 );
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&[target], fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
+                detail += &self.hold(fault, t0, &[target])?;
                 let s = &mut self.servers[target];
                 if let Some(p) = &s.proc {
                     p.signal(libc::SIGCONT);
@@ -878,11 +882,7 @@ impl Fleet {
                     "server {target} cut off from the store for {:?}",
                     fault.hold
                 );
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&[target], fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
+                detail += &self.hold(fault, t0, &[target])?;
                 self.net.heal(&node)?;
                 (format!("server {target}"), detail)
             }
@@ -969,7 +969,7 @@ impl Fleet {
             FaultKind::LeaderIsolate => {
                 let leader = self.etcd_leader()?;
                 let label = format!("leader e{leader}");
-                let detail = self.cut_off(leader, &label, fault, t0, contend_at)?;
+                let detail = self.cut_off(leader, &label, fault, t0)?;
                 (format!("etcd e{leader}"), detail)
             }
             FaultKind::Split => {
@@ -994,11 +994,7 @@ impl Fleet {
                     self.members()[m].name,
                     fault.hold
                 );
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&side, fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
+                detail += &self.hold(fault, t0, &side)?;
                 for node in &a {
                     self.net.heal(node)?;
                 }
@@ -1042,7 +1038,7 @@ impl Fleet {
             }
             FaultKind::MemberIsolate => {
                 let m = (fault.pick % 3) as usize;
-                let mut detail = self.cut_off(m, &format!("h{m}"), fault, t0, contend_at)?;
+                let mut detail = self.cut_off(m, &format!("h{m}"), fault, t0)?;
                 detail += &self.hazelcast_merge()?;
                 (format!("hazelcast h{m}"), detail)
             }
@@ -1057,11 +1053,7 @@ impl Fleet {
                     "wall clock stepped {:+} ms for {:?}, then back",
                     fault.param, fault.hold
                 );
-                if fault.contend && t0 + fault.hold > contend_at {
-                    sleep_until(contend_at);
-                    detail += &self.contend(&[], fault.pick >> 8)?;
-                }
-                sleep_until(t0 + fault.hold);
+                detail += &self.hold(fault, t0, &[])?;
                 write_offset(&file, 0)?;
                 (format!("hazelcast h{m}"), detail)
             }

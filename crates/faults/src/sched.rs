@@ -18,6 +18,16 @@ const EVERY: Duration = Duration::from_millis(20);
 /// fleet starts them.
 pub type Pids = Arc<Mutex<Vec<u32>>>;
 
+/// A thread's run-queue time, ns, from its `schedstat` (the second of
+/// its three numbers); 0 if it does not read as one.
+pub fn run_queue_ns(schedstat: &str) -> u64 {
+    schedstat
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// The run-queue time of `pid`'s threads now, summed, ns; `None` once it
 /// has gone. A thread that exits takes its own share with it.
 pub fn queued_ns(pid: u32) -> Option<u64> {
@@ -25,12 +35,7 @@ pub fn queued_ns(pid: u32) -> Option<u64> {
     let mut sum = 0u64;
     for task in tasks.flatten() {
         let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
-        let delay: u64 = stat
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        sum = sum.saturating_add(delay);
+        sum = sum.saturating_add(run_queue_ns(&stat));
     }
     Some(sum)
 }
@@ -60,4 +65,19 @@ pub fn spawn(pids: Pids, sink: Arc<Sink>, stop: Arc<AtomicBool>) -> JoinHandle<(
             std::thread::sleep(EVERY);
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_run_queue_time() {
+        assert_eq!(run_queue_ns("1203 4567 89\n"), 4567);
+        assert_eq!(run_queue_ns(""), 0);
+        // This thread's own, as the clients read it.
+        let own = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+        assert_eq!(own.split_whitespace().count(), 3, "{own:?}");
+        assert!(queued_ns(std::process::id()).is_some());
+    }
 }

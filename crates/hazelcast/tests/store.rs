@@ -40,6 +40,31 @@ fn held(prefix: &str, claimed: &Claimed) -> Held {
     }
 }
 
+/// Claims `count` node ids under `prefix`, the lowest free first, and
+/// fences the holder of each `n` at `horizon + n`: the holders, with the
+/// fences stored.
+async fn fenced(
+    store: &HazelcastStore,
+    prefix: &str,
+    count: u32,
+    horizon: u64,
+) -> Vec<(Held, Fence)> {
+    let mut holders = Vec::new();
+    for n in 0..count {
+        let c = claim(store, prefix, 0, count - 1).await;
+        let h = held(prefix, &c);
+        let written = store
+            .fence(&h, c.fence, horizon + u64::from(n))
+            .await
+            .unwrap();
+        let FenceWrite::Stored(fence) = written else {
+            panic!("node {}: {written:?}", h.node)
+        };
+        holders.push((h, fence));
+    }
+    holders
+}
+
 /// Claims take the lowest free node ids; only the holder renews, fences
 /// and releases; a released id is taken again, after the horizon its
 /// holder left; Hazelcast's own client reads the records where this
@@ -188,15 +213,7 @@ async fn a_member_crash_with_backups_loses_nothing() {
         return;
     };
     let store = store(&cluster);
-    let mut holders = Vec::new();
-    for n in 0..8 {
-        let c = claim(&store, "crash", 0, 7).await;
-        let h = held("crash", &c);
-        let FenceWrite::Stored(fence) = store.fence(&h, c.fence, 1_000 + n).await.unwrap() else {
-            panic!("not stored")
-        };
-        holders.push((h, fence));
-    }
+    let mut holders = fenced(&store, "crash", 8, 1_000).await;
     for (killed, left) in [(0, 2), (1, 1)] {
         cluster.kill_and_settle(killed, left);
         for (h, fence) in &mut holders {
@@ -238,15 +255,7 @@ async fn without_backups_a_lost_record_is_never_a_lower_horizon() {
         return;
     };
     let store = store(&cluster);
-    let mut stored = Vec::new();
-    for n in 0..24_u32 {
-        let c = claim(&store, "lost", 0, 23).await;
-        let h = held("lost", &c);
-        let horizon = 1_000_000 + u64::from(n);
-        let written = store.fence(&h, c.fence, horizon).await.unwrap();
-        assert!(matches!(written, FenceWrite::Stored(_)), "{written:?}");
-        stored.push((h, horizon));
-    }
+    let stored = fenced(&store, "lost", 24, 1_000_000).await;
     cluster.kill(2);
     cluster.wait_size(2);
     let mut gone = 0;
@@ -259,11 +268,11 @@ async fn without_backups_a_lost_record_is_never_a_lower_horizon() {
     assert!(gone > 0, "a third of the partitions went with the member");
     let (mut quiet, mut kept) = (0, 0);
     while let Claim::Held(c) = store.claim("lost", 0, 23, TTL, "next").await.unwrap() {
-        let (_, horizon) = &stored[c.node as usize];
+        let (_, fence) = &stored[c.node as usize];
         if c.quiet > Duration::ZERO {
             quiet += 1;
         } else {
-            assert_eq!(c.fence.horizon, *horizon, "node {}", c.node);
+            assert_eq!(c.fence.horizon, fence.horizon, "node {}", c.node);
             kept += 1;
         }
     }
@@ -367,16 +376,7 @@ async fn a_members_skewed_clock_expires_claims_early_or_late_never_below_a_fence
         return;
     };
     let store = store(&cluster);
-    let mut holders = Vec::new();
-    for n in 0..24_u32 {
-        let c = claim(&store, "skew", 0, 23).await;
-        let h = held("skew", &c);
-        let written = store.fence(&h, c.fence, 5_000 + u64::from(n)).await;
-        let FenceWrite::Stored(fence) = written.unwrap() else {
-            panic!("not stored")
-        };
-        holders.push((h, fence));
-    }
+    let holders = fenced(&store, "skew", 24, 5_000).await;
     cluster.step_clock(0, 25_000);
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     let mut taken = Vec::new();
